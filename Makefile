@@ -1,0 +1,70 @@
+# Error-log counter: Kafka -> Spark Structured Streaming -> MySQL, exactly once.
+# `make help` lists the targets. Versions are pinned in requirements.txt and .env.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: help venv jars up down status topic run produce test test-unit test-integration \
+        test-faults lint compose-check schema clean
+
+help: ## Show this help
+	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
+	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	@touch $(STAMP)
+
+venv: $(STAMP) ## Create .venv with the pinned Python dependencies
+
+jars: venv ## Resolve the Spark Kafka connector and Kafka broker jars into .local/jars
+	@scripts/jars.sh spark >/dev/null
+	@scripts/jars.sh kafka >/dev/null
+
+up: venv ## Start Kafka + MySQL (Docker if an engine answers, else native KRaft Kafka + MariaDB)
+	@scripts/stack.sh up
+
+down: ## Stop Kafka + MySQL (data is kept in .local/ or the Docker volumes)
+	@scripts/stack.sh down
+
+status: ## Show whether Kafka and MySQL are up
+	@scripts/stack.sh status
+
+schema: venv ## Apply sql/schema.sql to the configured MySQL (admin credentials)
+	@scripts/stack.sh schema
+
+topic: venv ## Create the configured topic if missing (KAFKA_TOPIC, TOPIC_PARTITIONS)
+	@scripts/run.sh topic
+
+run: venv ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
+	@scripts/run.sh job
+
+produce: venv ## Write sample log lines to the topic (LINES=10000)
+	@scripts/run.sh produce
+
+lint: venv ## Lint Python code with ruff
+	$(VENV)/bin/ruff check app tests scripts
+
+compose-check: ## Validate docker-compose.yml with docker-compose config
+	@scripts/stack.sh compose-check
+
+test-unit: venv ## Unit tests (one local SparkSession, no services)
+	$(PY) -m pytest tests/unit
+
+test-integration: up ## Integration tests against the real Kafka and MariaDB
+	$(PY) -m pytest tests/integration
+
+test-faults: up ## Fault tests (fencing) against the real Kafka and MariaDB
+	$(PY) -m pytest tests/faults
+
+test: venv jars lint compose-check up ## Everything CI runs: lint, compose check, unit, integration, faults
+	$(PY) -m pytest tests
+
+clean: down ## Stop the stack and delete .local (data, jars, secrets) and .venv
+	rm -rf .local $(VENV)

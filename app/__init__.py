@@ -1,0 +1,1 @@
+"""Exactly-once ERROR-line counter: Kafka -> Spark Structured Streaming -> MySQL."""

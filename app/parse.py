@@ -1,0 +1,111 @@
+"""The log-line contract as pure Spark SQL transforms (no Python UDFs: rows stay in the JVM).
+
+A record's value is decoded as UTF-8 (invalid bytes replaced); only its first line counts,
+without a trailing CR and surrounding spaces/tabs. That line is
+    TIMESTAMP  <spaces/tabs>  LEVEL[:]  [<space/tab> message]
+with TIMESTAMP = YYYY-MM-DD{' '|T}HH:MM:SS[{.|,}fraction][Z|+HH:MM|+HHMM]. Minutes are
+epoch minutes: UTC when the line has a zone, else the wall-clock minute as written. Nothing
+here depends on the JVM, driver or session time zone: it is integer arithmetic on a DATE.
+"""
+
+from datetime import datetime
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+# Java regex: \d is ASCII-only (fullwidth digits are rejected); \z is the very end of input.
+_TIME = r"\d{4}-\d{2}-\d{2}[ T](?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"
+_ZONE = r"(Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?"
+_LEVEL = r"(\[[A-Za-z]+\]|[A-Za-z]+):?(?:[ \t]|\z)"
+LINE_PATTERN = "^" + _TIME + _ZONE + r"[ \t]+" + _LEVEL
+TIMESTAMP_PATTERN = "^" + _TIME + _ZONE + r"(?:[ \t]|\z)"
+ZONE_GROUP, LEVEL_GROUP = 1, 2
+
+_EPOCH = datetime(1970, 1, 1)
+MIN_MINUTE = int((datetime(1000, 1, 1) - _EPOCH).total_seconds() // 60)
+MAX_MINUTE = int((datetime(9999, 12, 31, 23, 59) - _EPOCH).total_seconds() // 60)
+
+# Reasons a record is rejected, in the order they are checked.
+REJECT_NULL = "null_value"
+REJECT_EMPTY = "empty_line"
+REJECT_TIMESTAMP = "bad_timestamp"
+REJECT_LEVEL = "bad_level"
+REJECT_DATE = "impossible_date"
+REJECT_RANGE = "minute_out_of_range"
+
+
+def with_first_line(df: DataFrame) -> DataFrame:
+    """In: value (binary), partition, offset. Out: partition, offset, line (string, null if value is null)."""
+    text = F.make_valid_utf8(F.col("value").cast("string"))
+    first = F.regexp_replace(F.substring_index(text, "\n", 1), "\r$", "")
+    return (df.select("partition", "offset", first.alias("line"))
+            .select("partition", "offset", F.expr("trim(BOTH ' \t' FROM line)").alias("line")))
+
+
+def is_real_date(year: Column, month: Column, day: Column) -> Column:
+    """Proleptic Gregorian calendar check in integer arithmetic (no parser, no time zone)."""
+    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
+    days_in_month = (F.when(month == 2, F.when(leap, 29).otherwise(28))
+                     .when(month.isin(4, 6, 9, 11), 30).otherwise(31))
+    return month.between(1, 12) & day.between(1, days_in_month)
+
+
+def with_fields(df: DataFrame) -> DataFrame:
+    """In: partition, offset, line. Adds log_date (date), log_hour, log_minute, zone_minutes (ints)
+    and level (string, '' when the line does not match the contract).
+
+    Only zone and level need the regex: once the line matches, date and time sit at fixed places.
+    """
+    def group(index: int) -> Column:
+        return F.regexp_extract("line", LINE_PATTERN, index)
+
+    zone = group(ZONE_GROUP)
+    sign = F.when(F.substring(zone, 1, 1) == "-", -1).otherwise(1)
+    zone_minutes = (F.when(F.length(zone) <= 1, 0)  # no zone, or Z
+                    .otherwise(sign * (F.substring(zone, 2, 2).try_cast("int") * 60
+                                       + F.substring(zone, -2, 2).try_cast("int"))))
+    year, month, day = (F.substring("line", start, length).try_cast("int") for start, length in ((1, 4), (6, 2), (9, 2)))
+    return df.select(
+        "partition", "offset", "line",
+        # make_date raises on impossible dates under ANSI mode, hence the guard (CASE is lazy).
+        F.when(is_real_date(year, month, day), F.make_date(year, month, day)).alias("log_date"),
+        F.substring("line", 12, 2).try_cast("int").alias("log_hour"),
+        F.substring("line", 15, 2).try_cast("int").alias("log_minute"),
+        zone_minutes.alias("zone_minutes"),
+        group(LEVEL_GROUP).alias("level"),
+    )
+
+
+def with_minute(df: DataFrame) -> DataFrame:
+    """Adds minute (long epoch minute, UTC if zoned, null if the date is impossible) to with_fields' output."""
+    epoch_day = F.datediff("log_date", F.lit("1970-01-01").cast("date")).cast("long")
+    minute = epoch_day * 1440 + F.col("log_hour") * 60 + F.col("log_minute") - F.col("zone_minutes")
+    return df.withColumn("minute", minute)
+
+
+def reject_reason() -> Column:
+    """Why a row of with_minute's output is rejected, or null when it is a valid event."""
+    return (F.when(F.col("line").isNull(), REJECT_NULL)
+            .when(F.col("line") == "", REJECT_EMPTY)
+            .when((F.col("level") == "") & ~F.col("line").rlike(TIMESTAMP_PATTERN), REJECT_TIMESTAMP)
+            .when(F.col("level") == "", REJECT_LEVEL)
+            .when(F.col("log_date").isNull(), REJECT_DATE)
+            .when(~F.col("minute").between(MIN_MINUTE, MAX_MINUTE), REJECT_RANGE))
+
+
+def is_error_level() -> Column:
+    return F.upper("level").isin("ERROR", "[ERROR]")
+
+
+def classify_lines_df(df: DataFrame) -> DataFrame:
+    """In: Kafka rows (value, partition, offset).
+    Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
+    reject_reason (string or null). minute is null exactly when reject_reason is not."""
+    fields = df.transform(with_first_line).transform(with_fields).transform(with_minute)
+    reason = reject_reason()
+    return fields.select(
+        "partition", "offset",
+        F.when(reason.isNull(), F.col("minute")).alias("minute"),
+        (reason.isNull() & is_error_level()).alias("is_error"),
+        reason.alias("reject_reason"),
+    )

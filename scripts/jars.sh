@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Resolves jars from Maven Central once into .local/jars (git-ignored; ~/.m2 speeds reruns):
+#   jars.sh spark   -> Spark's Kafka connector matching the installed pyspark; prints the jar list
+#   jars.sh kafka   -> a Kafka broker (KAFKA_VERSION from .env) with its tools and a log4j2 backend
+source "$(dirname "$0")/lib.sh"
+
+MAVEN_SETTINGS=${MAVEN_SETTINGS:-$ROOT/scripts/maven/settings.xml}
+
+resolve() {  # resolve POM OUTDIR -D...
+  local pom=$1 out=$2; shift 2
+  [ -f "$out/.complete" ] && return 0
+  command -v mvn >/dev/null || die "Maven (mvn) is not installed: apt-get install maven, then retry."
+  log "resolving $(basename "$pom" .xml) jars into $out (first run only)"
+  rm -rf "$out.tmp"
+  if ! mvn -q -B -s "$MAVEN_SETTINGS" -f "$pom" "$@" -Dscala.binary.version="$SCALA_BINARY_VERSION" \
+      dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out.tmp" >&2; then
+    die "Maven could not resolve $(basename "$pom"): check access to Maven Central (or MAVEN_SETTINGS)."
+  fi
+  rm -rf "$out"; mv "$out.tmp" "$out"; touch "$out/.complete"
+}
+
+case "${1:-}" in
+  spark)
+    version=$(spark_version)
+    out="$LOCAL/jars/spark-kafka-$version"
+    resolve "$ROOT/scripts/maven/spark-kafka.xml" "$out" -Dspark.version="$version"
+    # Keep only what pyspark does not ship already: two copies of a library on one classpath
+    # is how version conflicts start.
+    pyspark_jars=$("$(venv_python)" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+    jars=()
+    for jar in "$out"/*.jar; do
+      name=$(basename "$jar" | sed -E 's/-[0-9][^-]*(-[A-Za-z0-9]+)?\.jar$//')
+      compgen -G "$pyspark_jars/$name-[0-9]*.jar" >/dev/null || jars+=("$jar")
+    done
+    (IFS=,; printf '%s\n' "${jars[*]}")
+    ;;
+  kafka)
+    resolve "$ROOT/scripts/maven/kafka-broker.xml" "$LOCAL/jars/kafka-$KAFKA_VERSION" -Dkafka.version="$KAFKA_VERSION"
+    printf '%s\n' "$LOCAL/jars/kafka-$KAFKA_VERSION"
+    ;;
+  *) die "usage: jars.sh spark|kafka" ;;
+esac

@@ -1,0 +1,86 @@
+"""Small Kafka admin CLI for the stack scripts and the tests (confluent-kafka, no Spark).
+
+    kafka_admin.py ready                      exit 0 when the broker answers metadata
+    kafka_admin.py create-topic NAME [N]      create NAME with N partitions if missing
+    kafka_admin.py end-offsets NAME           print {"partition": next offset} as JSON
+"""
+
+import json
+import os
+import sys
+
+from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+
+
+def bootstrap() -> str:
+    return os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or f"127.0.0.1:{os.environ.get('KAFKA_PORT', '9092')}"
+
+
+def admin() -> AdminClient:
+    return AdminClient({"bootstrap.servers": bootstrap()})
+
+
+def is_ready(timeout: float = 3.0) -> bool:
+    try:
+        return bool(admin().list_topics(timeout=timeout).brokers)
+    except Exception:
+        return False
+
+
+def partition_count(topic: str) -> int:
+    meta = admin().list_topics(topic=topic, timeout=10)
+    info = meta.topics.get(topic)
+    return 0 if info is None or info.error is not None else len(info.partitions)
+
+
+def create_topic(topic: str, partitions: int) -> bool:
+    """Creates the topic if missing; returns True if it was created."""
+    if partition_count(topic):
+        return False
+    client = admin()  # must outlive the future
+    client.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])[topic].result(timeout=30)
+    return True
+
+
+def add_partitions(topic: str, total: int) -> None:
+    client = admin()  # must outlive the future
+    client.create_partitions([NewPartitions(topic, total)])[topic].result(timeout=30)
+
+
+def delete_topic(topic: str) -> None:
+    client = admin()  # must outlive the future
+    client.delete_topics([topic], operation_timeout=30)[topic].result(timeout=30)
+
+
+def end_offsets(topic: str) -> dict[int, int]:
+    """The next offset to be written, per partition (what a caught-up job has stored)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin"})
+    try:
+        result = {}
+        for partition in range(partition_count(topic)):
+            _, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
+            result[partition] = high
+        return result
+    finally:
+        consumer.close()
+
+
+def main(argv: list[str]) -> int:
+    command, args = (argv[0], argv[1:]) if argv else ("", [])
+    if command == "ready":
+        return 0 if is_ready() else 1
+    if command == "create-topic" and args:
+        partitions = int(args[1]) if len(args) > 1 else 3
+        created = create_topic(args[0], partitions)
+        print(f"topic {args[0]} {'created' if created else 'exists'} ({partition_count(args[0])} partitions)")
+        return 0
+    if command == "end-offsets" and args:
+        print(json.dumps(end_offsets(args[0])))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

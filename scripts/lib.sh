@@ -1,0 +1,50 @@
+# Shared helpers for scripts/*.sh: paths, pinned versions, secrets and wait loops.
+# Sourced, never run. Every failure message says what happened and what to do next.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOCAL="$ROOT/.local"
+SECRETS="$LOCAL/secrets"
+VENV="$ROOT/.venv"
+
+# Pinned versions and default ports; the caller's environment wins over .env.
+while IFS='=' read -r key value; do
+  case "$key" in ''|\#*) continue ;; esac
+  [ -n "${!key+x}" ] || export "$key=$value"
+done < "$ROOT/.env"
+
+log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
+
+# wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.5 s until it succeeds.
+wait_for() {
+  local what=$1 seconds=$2; shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.5
+  done
+  log "$what is ready"
+}
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# A random secret in a 0600 file, created once; the file path is what gets passed around.
+ensure_secret() {
+  local file="$SECRETS/$1"
+  mkdir -p "$SECRETS"; chmod 700 "$SECRETS"
+  if [ ! -s "$file" ]; then
+    (umask 077; od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$file")
+  fi
+  chmod 600 "$file"
+  printf '%s' "$file"
+}
+
+venv_python() {
+  [ -x "$VENV/bin/python" ] || die "no virtualenv at $VENV: run 'make venv' first."
+  printf '%s' "$VENV/bin/python"
+}
+
+spark_version() { "$(venv_python)" -c 'import pyspark; print(pyspark.__version__)'; }

@@ -1,0 +1,126 @@
+"""Writes sample log lines to Kafka, and knows by construction what the job must count.
+
+Every generated event carries its expected outcome (the UTC minute it counts for if it is an
+ERROR, or that it must be rejected), computed here with plain Python datetimes and never with
+the job's parser, so tests can compare the job's output with an independent expectation.
+
+    produce.py --topic app-logs --lines 10000 [--seed 7] [--minutes 30]
+"""
+
+import argparse
+import os
+import random
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from confluent_kafka import Producer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kafka_admin  # noqa: E402  (sibling script)
+
+LEVELS_OTHER = ["INFO", "WARN", "DEBUG", "[INFO]", "warn:", "Errors", "TRACE"]
+LEVELS_ERROR = ["ERROR", "error", "[ERROR]", "ERROR:", "[error]:", "Error"]
+ZONES = [None, "Z", "+02:00", "-0530", "+14:00", "-12:00", "+00:00"]
+BAD_VALUES = [
+    None, b"", b"   \t ", b"no timestamp ERROR here", b"ERROR 2024-01-01 00:00:00",
+    "２０２４-01-01 10:00:00 ERROR fullwidth digits".encode(),
+    b"2023-02-29 10:00:00 ERROR not a leap year", b"2024-04-31 10:00:00 ERROR no such day",
+    b"2024-01-01 24:00:00 ERROR hour 24", b"2024-01-01 10:60:00 ERROR minute 60",
+    b"2024-01-01 10:00:60 ERROR second 60", b"2024-01-01 10:00 ERROR no seconds",
+    b"2024-01-01 10:00:00+15:00 ERROR zone hour 15", b"2024-01-01 10:00:00 +01:00 ERROR spaced zone",
+    b"2024-01-01 10:00:00.1234567890 ERROR ten fraction digits", b"2024-01-01 10:00:00",
+    b"2024-01-01 10:00:00 ERROR_X underscore level", b"2024-01-01 10:00:00 [ERROR bracket",
+    b"2024-01-01 10:00:00 ERR0R digit in level", b"2024-01-01 10:00:00ERROR no space",
+    b"\xff\xfe\x00binary \x80 junk", b"2024-01-01\t10:00:00 ERROR tab separator",
+    b"0999-12-31 23:59:00 ERROR before year 1000", b"9999-12-31 23:30:00-01:00 ERROR after 9999 in UTC",
+    b"garbage first line\n2024-01-01 10:00:00 ERROR second line does not count",
+]
+
+
+@dataclass(frozen=True)
+class Event:
+    value: bytes | None
+    error_minute: str | None  # 'YYYY-MM-DD HH:MM:00' (UTC) if this event must be counted
+    rejected: bool
+
+
+def format_line(instant: datetime, zone: str | None, level: str, rng: random.Random) -> str:
+    """Renders a UTC instant as a contract line in the given zone notation."""
+    offset = timedelta(0)
+    if zone and zone != "Z":
+        sign = -1 if zone[0] == "-" else 1
+        digits = zone[1:].replace(":", "")
+        offset = sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    local = instant + offset if zone else instant
+    text = local.strftime("%Y-%m-%d") + rng.choice([" ", "T"]) + local.strftime("%H:%M:%S")
+    fraction = rng.choice(["", f".{instant.microsecond // 1000:03d}", f",{instant.microsecond:06d}", ".123456789"])
+    return text + fraction + (zone or "") + rng.choice([" ", "  ", "\t"]) + level
+
+
+def make_event(rng: random.Random, start: datetime, minutes: int) -> Event:
+    roll = rng.random()
+    if roll < 0.05:
+        return Event(rng.choice(BAD_VALUES), None, True)
+    instant = start + timedelta(seconds=rng.uniform(0, minutes * 60))
+    is_error = roll < 0.20
+    line = format_line(instant, rng.choice(ZONES), rng.choice(LEVELS_ERROR if is_error else LEVELS_OTHER), rng)
+    line += rng.choice(["", f" request {rng.randrange(10**6)} failed", "\tdetail",
+                        " trace\n  at a.b(C.java:1)\n  at d.e(F.java:2)", " crlf\r\n"])
+    minute = instant.replace(second=0, microsecond=0).strftime("%Y-%m-%d %H:%M:00")
+    return Event((" " + line if rng.random() < 0.05 else line).encode(), minute if is_error else None, False)
+
+
+def generate(count: int, seed: int, start: datetime, minutes: int) -> list[Event]:
+    rng = random.Random(seed)
+    return [make_event(rng, start, minutes) for _ in range(count)]
+
+
+def expected_counts(events: list[Event]) -> dict[str, int]:
+    return dict(Counter(e.error_minute for e in events if e.error_minute))
+
+
+def produce(topic: str, events: list[Event], partitions: int | None = None) -> None:
+    """Writes events round-robin over the topic's partitions; raises if any delivery fails."""
+    partitions = partitions or kafka_admin.partition_count(topic)
+    failures = []
+    producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
+                         "enable.idempotence": True, "message.max.bytes": 2_000_000})
+
+    def delivered(error, _message):
+        if error is not None:
+            failures.append(error)
+
+    for index, event in enumerate(events):
+        while True:
+            try:
+                producer.produce(topic, value=event.value, partition=index % partitions, on_delivery=delivered)
+                break
+            except BufferError:
+                producer.poll(0.1)
+        producer.poll(0)
+    remaining = producer.flush(60)
+    if failures or remaining:
+        raise RuntimeError(f"{len(failures)} deliveries failed, {remaining} unsent: {failures[:3]}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--lines", type=int, default=10000)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--minutes", type=int, default=30, help="spread events over the last N minutes")
+    args = parser.parse_args()
+    start = datetime.now(UTC).replace(tzinfo=None, second=0, microsecond=0) - timedelta(minutes=args.minutes)
+    seed = args.seed if args.seed is not None else random.randrange(2**32)
+    events = generate(args.lines, seed, start, args.minutes)
+    produce(args.topic, events)
+    counts = expected_counts(events)
+    print(f"produced {len(events)} lines to {args.topic} (seed {seed}): {sum(counts.values())} ERROR lines "
+          f"in {len(counts)} minutes, {sum(e.rejected for e in events)} lines the job must reject")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Local entry points (used by make run / topic / produce):
+#   run.sh job [FLAGS...]   spark-submit the streaming job in the foreground (local[*] by default)
+#   run.sh topic            create KAFKA_TOPIC with TOPIC_PARTITIONS partitions if missing
+#   run.sh produce          write LINES sample log lines to KAFKA_TOPIC
+# Settings come from conf/errorcount.conf (CONFIG=... to change), then the environment.
+source "$(dirname "$0")/lib.sh"
+
+CONFIG=${CONFIG:-$ROOT/conf/errorcount.conf}
+conf_value() {  # the environment wins over the config file, as in the job itself
+  local key=$1 default=$2
+  if [ -n "${!key:-}" ]; then printf '%s' "${!key}"; return; fi
+  local line; line=$(grep -E "^[[:space:]]*$key[[:space:]]*=" "$CONFIG" 2>/dev/null | tail -n 1 || true)
+  line=${line#*=}; line=$(echo "$line" | xargs)
+  printf '%s' "${line:-$default}"
+}
+export KAFKA_BOOTSTRAP_SERVERS; KAFKA_BOOTSTRAP_SERVERS=$(conf_value KAFKA_BOOTSTRAP_SERVERS "127.0.0.1:$KAFKA_PORT")
+export KAFKA_TOPIC; KAFKA_TOPIC=$(conf_value KAFKA_TOPIC app-logs)
+PY=$(venv_python)
+
+# The local stack is started only when the job is configured for it and it is not running.
+ensure_local_stack() {
+  local mysql_host; mysql_host=$(conf_value MYSQL_HOST 127.0.0.1)
+  case "$KAFKA_BOOTSTRAP_SERVERS|$mysql_host" in
+    "127.0.0.1:$KAFKA_PORT|127.0.0.1"|"localhost:$KAFKA_PORT|localhost"|"127.0.0.1:$KAFKA_PORT|localhost"|"localhost:$KAFKA_PORT|127.0.0.1")
+      if ! port_open 127.0.0.1 "$KAFKA_PORT" || ! port_open 127.0.0.1 "$MYSQL_PORT"; then
+        "$ROOT/scripts/stack.sh" up
+      fi
+      # The local stack's generated password, unless the caller chose one.
+      if [ -z "${MYSQL_PASSWORD:-}" ] && [ -z "$(conf_value MYSQL_PASSWORD_FILE '')" ]; then
+        export MYSQL_PASSWORD_FILE="$SECRETS/mysql_password"
+      fi
+      ;;
+  esac
+}
+
+create_topic() { "$PY" "$ROOT/scripts/kafka_admin.py" create-topic "$KAFKA_TOPIC" "${TOPIC_PARTITIONS:-3}"; }
+
+run_job() {
+  ensure_local_stack
+  create_topic >&2
+  local jars; jars=$("$ROOT/scripts/jars.sh" spark)
+  export SPARK_CONF_DIR="$ROOT/conf" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
+  export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+  export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}  # local mode: no need to look for a LAN address
+  local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
+                --jars "$jars" "$ROOT/app/main.py" --config "$CONFIG" "$@")
+  # A terminal's Ctrl-C would hit the JVM too and stop Spark under the batch. Instead the JVM
+  # runs in its own session and the signal goes to the Python driver only, which stops at a
+  # batch boundary (a second Ctrl-C exits at once). Non-interactive callers (tests) keep one
+  # process group, so killing the group still takes everything down.
+  if [ -t 0 ]; then setsid "${submit[@]}" & else "${submit[@]}" & fi
+  local pid=$! rc=0
+  forward() {
+    local driver; driver=$(pgrep -P "$pid" -f "app/main.py" | head -n 1 || true)
+    kill -TERM "${driver:-$pid}" 2>/dev/null || true
+  }
+  trap forward INT TERM
+  while :; do
+    wait "$pid" && rc=0 || rc=$?
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  exit "$rc"
+}
+
+case "${1:-}" in
+  job) shift; run_job "$@" ;;
+  topic) ensure_local_stack; create_topic ;;
+  produce) ensure_local_stack; create_topic >&2; "$PY" "$ROOT/scripts/produce.py" --topic "$KAFKA_TOPIC" --lines "${LINES:-10000}" ;;
+  *) die "usage: run.sh job|topic|produce" ;;
+esac

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Kafka + MySQL for local runs and tests.
+#   stack.sh up | down | status | schema | compose-check
+# `up` uses docker-compose.yml when a Docker engine answers (or STACK=docker), otherwise the
+# native stack (STACK=native): KRaft Kafka from Maven jars and Debian's MariaDB, both in .local/.
+# Same ports and credentials either way; idempotent.
+source "$(dirname "$0")/lib.sh"
+
+compose() {
+  if docker compose version >/dev/null 2>&1; then docker compose "$@"; else docker-compose "$@"; fi
+}
+
+mode() {
+  case "${STACK:-auto}" in
+    docker|native) echo "$STACK" ;;
+    auto) if timeout 5 docker info >/dev/null 2>&1; then echo docker; else echo native; fi ;;
+    *) die "STACK must be auto, docker or native (got '$STACK')." ;;
+  esac
+}
+
+admin_sql() {  # runs SQL from stdin as the admin account, password via MYSQL_PWD (not argv)
+  MYSQL_PWD=$(cat "$(ensure_secret mysql_root_password)") \
+    mariadb --no-defaults -h127.0.0.1 -P"$MYSQL_PORT" -uroot "$MYSQL_DATABASE"
+}
+
+case "${1:-}" in
+  up)
+    ensure_secret mysql_password >/dev/null; ensure_secret mysql_root_password >/dev/null
+    if [ "$(mode)" = docker ]; then
+      log "starting Kafka + MySQL with Docker"
+      compose up -d
+      wait_for "Kafka" 120 "$(venv_python)" "$ROOT/scripts/kafka_admin.py" ready || die "Kafka (docker) not ready in 120 s: docker compose logs kafka."
+      wait_for "MySQL" 180 port_open 127.0.0.1 "$MYSQL_PORT" || die "MySQL (docker) not ready in 180 s: docker compose logs mysql."
+    else
+      "$ROOT/scripts/mariadb.sh" start
+      "$ROOT/scripts/kafka.sh" start
+    fi
+    ;;
+  down)
+    if [ "$(mode)" = docker ]; then compose down; else
+      "$ROOT/scripts/kafka.sh" stop; "$ROOT/scripts/mariadb.sh" stop
+    fi
+    ;;
+  status)
+    if [ "$(mode)" = docker ]; then compose ps; else
+      "$ROOT/scripts/kafka.sh" status || true; "$ROOT/scripts/mariadb.sh" status || true
+    fi
+    ;;
+  schema)
+    if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql"; log "schema applied"
+    else "$ROOT/scripts/mariadb.sh" schema; fi
+    ;;
+  compose-check)
+    command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || {
+      [ "$(id -u)" = 0 ] || die "docker-compose is missing: sudo apt-get install docker-compose."
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; } >&2
+    }
+    ensure_secret mysql_password >/dev/null; ensure_secret mysql_root_password >/dev/null
+    compose -f "$ROOT/docker-compose.yml" config -q && log "docker-compose.yml is valid"
+    ;;
+  *) die "usage: stack.sh up|down|status|schema|compose-check" ;;
+esac

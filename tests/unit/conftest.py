@@ -1,0 +1,22 @@
+"""One SparkSession for all unit tests, deliberately in non-UTC zones everywhere (JVM default,
+Spark session, Python process) so any dependence of minute keys on a local zone fails a test."""
+
+import os
+import time
+
+import pytest
+from pyspark.sql import SparkSession
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ["TZ"] = "Pacific/Chatham"  # +12:45/+13:45: no whole-hour accident can hide
+    time.tzset()
+    session = (SparkSession.builder.master("local[2]").appName("errorcount-unit")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.sql.session.timeZone", "America/St_Johns")
+               .config("spark.driver.extraJavaOptions", "-Duser.timezone=Asia/Kathmandu")
+               .getOrCreate())
+    yield session
+    session.stop()

@@ -1,0 +1,96 @@
+"""Configuration precedence, validation and secret handling (pure Python)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.config import KEYS, load_config
+from app.errors import ConfigError
+
+BASE_ENV = {"MYSQL_PASSWORD": "env-secret-1"}
+
+
+def write(tmp_path, text: str) -> str:
+    path = tmp_path / "job.conf"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_defaults_apply_without_any_setting():
+    cfg = load_config([], {})
+    assert (cfg.kafka_topic, cfg.mysql_port, cfg.starting_offsets, cfg.mysql_password) == ("app-logs", 3306, "earliest", "")
+
+
+def test_precedence_is_default_file_env_flag(tmp_path):
+    path = write(tmp_path, "KAFKA_TOPIC = from-file\nJOB_NAME = file-job\nMYSQL_PORT = 3307\nTRIGGER_INTERVAL = 2 seconds\n")
+    env = {**BASE_ENV, "JOB_NAME": "env-job", "MYSQL_PORT": "3308"}
+    cfg = load_config(["--config", path, "--mysql-port", "3309"], env)
+    assert (cfg.kafka_topic, cfg.job_name, cfg.mysql_port, cfg.trigger_interval) == ("from-file", "env-job", 3309, "2 seconds")
+
+
+def test_password_comes_from_file_before_env(tmp_path):
+    secret = tmp_path / "pw"
+    secret.write_text("file-secret-2\n", encoding="utf-8")
+    cfg = load_config([], {**BASE_ENV, "MYSQL_PASSWORD_FILE": str(secret)})
+    assert cfg.mysql_password == "file-secret-2"
+    assert "file-secret-2" not in repr(cfg)
+
+
+def test_password_in_config_file_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="must not be in a config file"):
+        load_config(["--config", write(tmp_path, "MYSQL_PASSWORD = x\n")], {})
+
+
+def test_no_password_flag_exists():
+    with pytest.raises(SystemExit) as exit_info:
+        load_config(["--mysql-password", "x"], {})
+    assert exit_info.value.code == 2
+
+
+def test_kafka_options_from_file_env_and_flags(tmp_path):
+    path = write(tmp_path, "kafka.security.protocol = SSL\nkafka.ssl.truststore.location = /a\n")
+    env = {"KAFKA_OPT_SASL_JAAS_CONFIG": "module required;", "KAFKA_OPT_SECURITY_PROTOCOL": "SASL_SSL"}
+    cfg = load_config(["--config", path, "--kafka-option", "sasl.mechanism=PLAIN"], env)
+    assert cfg.kafka_options == {"kafka.security.protocol": "SASL_SSL", "kafka.ssl.truststore.location": "/a",
+                                 "kafka.sasl.jaas.config": "module required;", "kafka.sasl.mechanism": "PLAIN"}
+    assert "module required" not in repr(cfg)
+
+
+@pytest.mark.parametrize("argv", [["--kafka-option", "sasl.jaas.config=x"], ["--kafka-option", "ssl.key.password=x"]])
+def test_kafka_secrets_on_the_command_line_are_refused(argv):
+    with pytest.raises(ConfigError, match="looks like a secret"):
+        load_config(argv, {})
+
+
+def test_options_spark_manages_are_refused():
+    with pytest.raises(ConfigError, match="managed by the job"):
+        load_config([], {"KAFKA_OPT_AUTO_OFFSET_RESET": "earliest"})
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"MYSQL_PORT": "0"}, "MYSQL_PORT"),
+    ({"MYSQL_PORT": "33o6"}, "MYSQL_PORT"),
+    ({"KAFKA_TOPIC": "bad topic"}, "KAFKA_TOPIC"),
+    ({"STARTING_OFFSETS": "beginning"}, "STARTING_OFFSETS"),
+    ({"TRIGGER_INTERVAL": "5s"}, "TRIGGER_INTERVAL"),
+    ({"MAX_OFFSETS_PER_TRIGGER": "-1"}, "MAX_OFFSETS_PER_TRIGGER"),
+])
+def test_invalid_values_are_config_errors(env, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config([], env)
+
+
+def test_unknown_key_and_missing_file_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_config(["--config", write(tmp_path, "KAFKA_TOPICS = x\n")], {})
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        load_config(["--config", os.path.join(str(tmp_path), "missing.conf")], {})
+
+
+def test_shipped_config_file_names_every_key():
+    shipped = Path(__file__).resolve().parents[2] / "conf" / "errorcount.conf"
+    cfg = load_config(["--config", str(shipped)], {})
+    text = shipped.read_text(encoding="utf-8")
+    assert [key for key in KEYS if f"\n{key} =" not in text] == []
+    assert cfg.job_name == "error-counter"
