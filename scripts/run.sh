@@ -38,13 +38,15 @@ create_topic() { "$PY" "$ROOT/scripts/kafka_admin.py" create-topic "$KAFKA_TOPIC
 
 run_job() {
   ensure_local_stack
-  create_topic >&2
+  [ "${RUN_CREATE_TOPIC:-1}" = 0 ] || create_topic >&2
   local jars; jars=$("$ROOT/scripts/jars.sh" spark)
   export SPARK_CONF_DIR="$ROOT/conf" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
   export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
   export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}  # local mode: no need to look for a LAN address
+  # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (word-split).
+  local extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
-                --jars "$jars" "$ROOT/app/main.py" --config "$CONFIG" "$@")
+                --jars "$jars" "${extra[@]}" "$ROOT/app/main.py" --config "$CONFIG" "$@")
   # A terminal's Ctrl-C would hit the JVM too and stop Spark under the batch. Instead the JVM
   # runs in its own session and the signal goes to the Python driver only, which stops at a
   # batch boundary (a second Ctrl-C exits at once). Non-interactive callers (tests) keep one

@@ -1,0 +1,58 @@
+"""The job against the real broker and MariaDB: exact counts, exact offsets, exact resumption."""
+
+import re
+from datetime import datetime
+
+import kafka_admin
+import produce
+import pytest
+
+from tests.support import caught_up, error_log, stored_offsets, unique, wait_until
+
+START = datetime(2031, 5, 6, 23, 40)  # crosses midnight, so minute keys span two dates
+pytestmark = pytest.mark.slow
+
+
+def batch_records(log: str) -> int:
+    return sum(int(n) for n in re.findall(r"batch \d+: records=(\d+)", log))
+
+
+def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, start_driver):
+    admin = clean_error_log
+    topic, job = make_topic(partitions=4), unique("job")
+    first = produce.generate(3000, seed=11, start=START, minutes=40)
+    produce.produce(topic, first)
+
+    # Small batches, so offsets are committed many times per run.
+    driver = start_driver(job, topic, env={"MAX_OFFSETS_PER_TRIGGER": "700"})
+    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the first run to catch up")
+    assert error_log(admin) == produce.expected_counts(first)
+    assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
+    assert driver.stop() == 0, driver.log()[-3000:]
+    assert batch_records(driver.log()) == 3000
+    assert "stopped cleanly at a batch boundary" in driver.log()
+
+    second = produce.generate(2000, seed=12, start=START, minutes=40)  # the same minutes again
+    produce.produce(topic, second)
+    restarted = start_driver(job, topic)
+    wait_until(lambda: caught_up(admin, job, topic, restarted), 240, "the restarted run to catch up")
+    assert error_log(admin) == produce.expected_counts(first + second)
+    assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
+    assert restarted.stop() == 0, restarted.log()[-3000:]
+    assert batch_records(restarted.log()) == 2000  # nothing of the first run was read again
+
+
+def test_refuses_a_configured_checkpoint_location(clean_error_log, make_topic, start_driver):
+    topic = make_topic(partitions=1)
+    produce.produce(topic, produce.generate(10, seed=1, start=START, minutes=1))
+    driver = start_driver(unique("job"), topic,
+                          env={"SPARK_SUBMIT_EXTRA": "--conf spark.sql.streaming.checkpointLocation=/tmp/should-not-be-used"})
+    assert driver.wait(120) == 2
+    assert "spark.sql.streaming.checkpointLocation is set" in driver.log()
+    assert error_log(clean_error_log) == {}
+
+
+def test_missing_topic_is_a_config_error(clean_error_log, start_driver):
+    driver = start_driver(unique("job"), unique("no-such-topic"), env={"RUN_CREATE_TOPIC": "0"})
+    assert driver.wait(120) == 2
+    assert "does not exist" in driver.log()

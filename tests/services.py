@@ -1,0 +1,51 @@
+"""Fixtures for tests against the real services (imported by the integration and fault conftests)."""
+
+import kafka_admin
+import pytest
+
+from tests.support import Driver, admin_connect, query, unique
+
+
+@pytest.fixture(scope="session")
+def admin():
+    if not kafka_admin.is_ready():
+        pytest.fail("Kafka is not reachable: run these tests through `make test` (it starts the stack)")
+    conn = admin_connect()
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def clean_error_log(admin):
+    """error_log is shared by all jobs: each test starts from an empty one."""
+    query(admin, "DELETE FROM error_log")
+    return admin
+
+
+@pytest.fixture
+def make_topic():
+    created = []
+
+    def make(partitions: int = 3) -> str:
+        topic = unique("it")
+        kafka_admin.create_topic(topic, partitions)
+        created.append(topic)
+        return topic
+
+    yield make
+    for topic in created:
+        kafka_admin.delete_topic(topic)
+
+
+@pytest.fixture
+def start_driver():
+    drivers = []
+
+    def start(job: str, topic: str, **kwargs) -> Driver:
+        driver = Driver(job, topic, **kwargs)
+        drivers.append(driver)
+        return driver
+
+    yield start
+    for driver in drivers:
+        driver.kill()
