@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv jars up down status topic run produce test test-unit test-integration \
+.PHONY: help venv jars up down status topic run produce counts test test-unit test-integration \
         test-faults lint compose-check schema clean
 
 help: ## Show this help
@@ -47,6 +47,9 @@ run: venv ## Run the streaming job in the foreground (local[*]); starts the loca
 
 produce: venv ## Write sample log lines to the topic (LINES=10000)
 	@scripts/run.sh produce
+
+counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
+	@$(PY) scripts/counts.py
 
 lint: venv ## Lint Python code with ruff
 	$(VENV)/bin/ruff check app tests scripts

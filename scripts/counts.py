@@ -1,0 +1,46 @@
+"""Prints the newest per-minute ERROR counts from error_log (make counts).
+
+Connects as the job's user with the settings of conf/errorcount.conf / the environment; the
+password comes from MYSQL_PASSWORD_FILE, MYSQL_PASSWORD, or the local stack's secret file.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import pymysql
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from app.config import load_config  # noqa: E402
+from app.errors import ConfigError  # noqa: E402
+
+
+def main() -> int:
+    env = dict(os.environ)
+    local_secret = ROOT / ".local" / "secrets" / "mysql_password"
+    if not env.get("MYSQL_PASSWORD") and not env.get("MYSQL_PASSWORD_FILE") and local_secret.exists():
+        env["MYSQL_PASSWORD_FILE"] = str(local_secret)
+    try:
+        cfg = load_config(["--config", env.get("CONFIG", str(ROOT / "conf" / "errorcount.conf"))], env)
+    except ConfigError as error:
+        print(error.message, file=sys.stderr)
+        return 2
+    conn = pymysql.connect(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user,
+                           password=cfg.mysql_password, database=cfg.mysql_database)
+    with conn.cursor() as cursor:
+        cursor.execute("SELECT log_time, log_count FROM error_log ORDER BY log_time DESC LIMIT %s",
+                       (int(env.get("ROWS", "20")),))
+        rows = cursor.fetchall()
+        cursor.execute("SELECT COALESCE(SUM(log_count), 0), COUNT(*) FROM error_log")
+        total, minutes = cursor.fetchone()
+    conn.close()
+    print("minute                ERROR lines")
+    for log_time, count in rows:
+        print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}")
+    print(f"total: {total} ERROR lines in {minutes} minutes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
