@@ -6,24 +6,30 @@ import time
 
 from pyspark.sql import DataFrame
 
-from app import offsets, sink
-from app.aggregate import batch_summary_df, summarize
+from app import faults, offsets, sink
+from app.aggregate import BatchSummary, batch_summary_df, summarize
 from app.config import Config
-from app.errors import JobStop
-from app.parse import classify_lines_df
+from app.errors import FencedError, JobStop
+from app.parse import classify_lines_df, dead_letters_df
+from app.retry import retry
 
 log = logging.getLogger("errorcount.batch")
+
+
+class RetryCommit(Exception):
+    """The outcome of a COMMIT was unknown and turned out not applied: commit again."""
 
 
 class BatchCommitter:
     """Holds what this driver believes MySQL stores (`expected`) and commits batches on top of it.
 
     `lock` is held for the whole of a batch, so a stop request can wait for a batch boundary;
-    `failure` keeps the JobStop that ended the query, so main() can exit with its code."""
+    `failure` keeps the JobStop that ended the query, so the driver can exit with its code."""
 
-    def __init__(self, cfg: Config, conn, expected: dict[int, int]):
+    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int]):
         self.cfg = cfg
         self.conn = conn
+        self.epoch = epoch
         self.expected = dict(expected)
         self.lock = threading.Lock()
         self.stopping = False
@@ -41,16 +47,56 @@ class BatchCommitter:
 
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
+        faults.crash_soon("during_spark_job")
         summary = summarize(batch_df.transform(classify_lines_df).transform(batch_summary_df).collect())
         if not summary.records:
             return
         offsets.check_no_overlap(self.expected, summary.ranges)
-        new_offsets = offsets.advance(self.expected, summary.ranges)
+        write = sink.BatchWrite(
+            offsets_before=self.expected, offsets_after=offsets.advance(self.expected, summary.ranges),
+            records=summary.records, errors=summary.errors, rejected=summary.rejected,
+            minute_counts=summary.minute_counts, dead_letters=self.dead_letters(batch_df, summary))
+        faults.crash_point("before_transaction")
         commit_started = time.monotonic()
-        sink.commit_batch(self.conn, self.cfg.job_name, self.cfg.kafka_topic, self.expected,
-                          summary.minute_counts, new_offsets)
+        self.commit(write, batch_id)
+        faults.crash_point("after_commit")
         done = time.monotonic()
-        self.expected = new_offsets
+        self.expected = write.offsets_after
         log.info("batch %d: records=%d errors=%d rejected=%d minutes=%d offsets=%s commit_ms=%d batch_ms=%d",
                  batch_id, summary.records, summary.errors, summary.rejected, len(summary.minute_counts),
-                 dict(sorted(new_offsets.items())), (done - commit_started) * 1000, (done - started) * 1000)
+                 dict(sorted(write.offsets_after.items())), (done - commit_started) * 1000, (done - started) * 1000)
+
+    def dead_letters(self, batch_df: DataFrame, summary: BatchSummary) -> list[tuple[int, int, str, bytes | None]]:
+        """Up to DEAD_LETTER_LIMIT rejected rows. A second, bounded Spark job, run only when the
+        batch had rejected rows: clean batches pay nothing for it."""
+        if not summary.rejected or not self.cfg.dead_letter_limit:
+            return []
+        rows = batch_df.transform(lambda df: dead_letters_df(df, self.cfg.dead_letter_limit)).collect()
+        return [(r["partition"], r["offset"], r["reject_reason"], None if r["raw_value"] is None else bytes(r["raw_value"]))
+                for r in rows]
+
+    def commit(self, write: sink.BatchWrite, batch_id: int) -> None:
+        """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
+        broke during COMMIT, the stored offsets tell what happened: the batch's own offsets mean
+        it was applied, the previous ones mean it was not (commit again), anything else means
+        another writer (fenced)."""
+        cfg = self.cfg
+
+        def attempt() -> None:
+            try:
+                sink.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, write)
+            except sink.CommitOutcomeUnknown as unknown:
+                log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
+                stored = retry("re-reading the stored offsets", lambda: sink.load_offsets(
+                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, sink.is_transient)
+                if stored == write.offsets_after:
+                    log.info("batch %d: the commit had been applied; carrying on", batch_id)
+                    return
+                if stored == write.offsets_before:
+                    raise RetryCommit(f"batch {batch_id} was not stored") from None
+                raise FencedError(f"after a lost COMMIT the stored offsets are {stored}, neither this batch's "
+                                  f"{write.offsets_after} nor the previous {write.offsets_before}: another "
+                                  "instance is writing this job. Make sure one runs per JOB_NAME.") from None
+
+        retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,
+              lambda error: isinstance(error, RetryCommit) or sink.is_transient(error))

@@ -26,7 +26,10 @@ KEYS: dict[str, tuple[str, str]] = {
     "TRIGGER_INTERVAL": ("5 seconds", "micro-batch interval"),
     "MAX_OFFSETS_PER_TRIGGER": ("500000", "most records per micro-batch (0 = no limit)"),
     "STARTING_OFFSETS": ("earliest", "where partitions without stored offsets start: earliest|latest"),
-    "KAFKA_TIMEOUT": ("30", "seconds to wait for Kafka metadata at startup"),
+    "KAFKA_TIMEOUT": ("30", "seconds one Kafka metadata request may take"),
+    "RETRY_SECONDS": ("300", "how long MySQL/Kafka may be away before the job gives up (exit 5)"),
+    "ON_DATA_LOSS": ("fail", "stored offsets Kafka no longer holds: fail (exit 4) or skip (recorded)"),
+    "DEAD_LETTER_LIMIT": ("1000", "most rejected records per batch kept in rejected_lines (0 = none)"),
     "LOG_LEVEL": ("INFO", "Python log level of the driver"),
 }
 SECRET_ENV = "MYSQL_PASSWORD"
@@ -55,6 +58,9 @@ class Config:
     max_offsets_per_trigger: int
     starting_offsets: str
     kafka_timeout: int
+    retry_seconds: int
+    on_data_loss: str
+    dead_letter_limit: int
     log_level: str
     kafka_options: dict[str, str] = field(default_factory=dict, repr=False)
     mysql_password: str = field(default="", repr=False)
@@ -163,6 +169,8 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str], password: st
         raise ConfigError(f"TRIGGER_INTERVAL must look like '5 seconds', got {merged['TRIGGER_INTERVAL']!r}")
     if merged["STARTING_OFFSETS"] not in ("earliest", "latest"):
         raise ConfigError(f"STARTING_OFFSETS must be earliest or latest, got {merged['STARTING_OFFSETS']!r}")
+    if merged["ON_DATA_LOSS"] not in ("fail", "skip"):
+        raise ConfigError(f"ON_DATA_LOSS must be fail or skip, got {merged['ON_DATA_LOSS']!r}")
     if not merged["KAFKA_BOOTSTRAP_SERVERS"].strip():
         raise ConfigError("KAFKA_BOOTSTRAP_SERVERS is empty")
     return Config(
@@ -178,6 +186,9 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str], password: st
         max_offsets_per_trigger=as_int(merged, "MAX_OFFSETS_PER_TRIGGER", 0, 2**62),
         starting_offsets=merged["STARTING_OFFSETS"],
         kafka_timeout=as_int(merged, "KAFKA_TIMEOUT", 1, 3600),
+        retry_seconds=as_int(merged, "RETRY_SECONDS", 0, 7 * 24 * 3600),
+        on_data_loss=merged["ON_DATA_LOSS"],
+        dead_letter_limit=as_int(merged, "DEAD_LETTER_LIMIT", 0, 100_000),
         log_level=merged["LOG_LEVEL"].upper(),
         kafka_options=kafka_options,
         mysql_password=password,

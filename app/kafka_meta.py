@@ -6,7 +6,12 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, SparkSession
 
 from app.config import Config
-from app.errors import ConfigError, UnavailableError
+from app.errors import ConfigError
+from app.retry import first_line
+
+
+class KafkaUnavailable(Exception):
+    """Topic metadata could not be read (broker down or unreachable): worth retrying."""
 
 
 @dataclass(frozen=True)
@@ -55,23 +60,25 @@ def describe_topic(spark: SparkSession, cfg: Config) -> TopicState:
     except ConfigError:
         raise
     except Exception as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise UnavailableError(f"cannot read metadata of topic {cfg.kafka_topic!r} from {cfg.kafka_bootstrap_servers} "
-                               f"within {cfg.kafka_timeout} s ({first_line}); check that Kafka is up and "
+        raise KafkaUnavailable(f"cannot read metadata of topic {cfg.kafka_topic!r} from {cfg.kafka_bootstrap_servers} "
+                               f"within {cfg.kafka_timeout} s ({first_line(error)}); check that Kafka is up and "
                                "KAFKA_BOOTSTRAP_SERVERS and the kafka.* security options are right") from None
     finally:
         consumer.close()
 
 
+def source_options(cfg: Config, starting_offsets: str) -> dict[str, str]:
+    """Options of Spark's Kafka source: the kafka.* pass-through (security settings) included."""
+    options = {**cfg.kafka_options, "kafka.bootstrap.servers": cfg.kafka_bootstrap_servers,
+               "subscribe": cfg.kafka_topic, "startingOffsets": starting_offsets,
+               # Lost records stop the query; the restart then decides (ON_DATA_LOSS).
+               "failOnDataLoss": "true"}
+    if cfg.max_offsets_per_trigger:
+        options["maxOffsetsPerTrigger"] = str(cfg.max_offsets_per_trigger)
+    return options
+
+
 def kafka_stream_df(spark: SparkSession, cfg: Config, starting_offsets: str) -> DataFrame:
     """The streaming source. Out: partition, offset, value (binary)."""
-    reader = (spark.readStream.format("kafka")
-              .option("kafka.bootstrap.servers", cfg.kafka_bootstrap_servers)
-              .option("subscribe", cfg.kafka_topic)
-              .option("startingOffsets", starting_offsets)
-              .option("failOnDataLoss", "true"))
-    if cfg.max_offsets_per_trigger:
-        reader = reader.option("maxOffsetsPerTrigger", str(cfg.max_offsets_per_trigger))
-    for name, value in cfg.kafka_options.items():
-        reader = reader.option(name, value)
-    return reader.load().select("partition", "offset", "value")
+    return (spark.readStream.format("kafka").options(**source_options(cfg, starting_offsets)).load()
+            .select("partition", "offset", "value"))

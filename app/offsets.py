@@ -1,6 +1,7 @@
 """Offset bookkeeping as pure functions: where to start, what to store, what must never happen."""
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.errors import DataLossError
@@ -16,22 +17,41 @@ def starting_offsets_json(topic: str, partitions: list[int], stored: dict[int, i
     return json.dumps({topic: {str(p): stored.get(p, fallback) for p in sorted(partitions)}})
 
 
-def check_stored_offsets(topic: str, stored: dict[int, int], earliest: dict[int, int], latest: dict[int, int]) -> None:
-    """Raises DataLossError when a stored offset cannot be resumed from without losing or
-    recounting records: its partition is gone, its records were deleted, or it lies beyond the
-    end of the partition (the topic was recreated or truncated)."""
+@dataclass(frozen=True)
+class Gap:
+    """A stored offset Kafka can no longer serve: `resume` is where reading can go on."""
+
+    partition: int
+    stored: int
+    resume: int
+    why: str
+
+
+def find_gaps(topic: str, stored: dict[int, int], earliest: dict[int, int], latest: dict[int, int]) -> list[Gap]:
+    """Stored offsets that cannot be resumed from without losing records: older than the earliest
+    retained offset (retention deleted records never counted) or beyond the partition's end (the
+    topic was recreated or truncated). A stored partition that no longer exists raises
+    DataLossError at once: there is nothing to resume."""
+    gaps = []
     for partition, offset in sorted(stored.items()):
-        where = f"topic {topic!r} partition {partition}: stored next offset {offset}"
         if partition not in latest:
-            raise DataLossError(f"{where}, but the partition no longer exists (topic deleted or recreated). "
-                                "Check the topic; to start this job over, delete its kafka_offsets rows.")
+            raise DataLossError(f"topic {topic!r} partition {partition}: stored next offset {offset}, but the partition "
+                                "no longer exists (topic deleted or recreated with fewer partitions). Check the topic; "
+                                "to go on without it, an admin deletes that kafka_offsets row.")
         if offset < earliest[partition]:
-            raise DataLossError(f"{where}, but the earliest available offset is {earliest[partition]}: "
-                                f"{earliest[partition] - offset} records were deleted before they were counted. "
-                                "Check retention; to accept the loss, set the row's next_offset to the earliest offset.")
-        if offset > latest[partition]:
-            raise DataLossError(f"{where}, but the partition ends at {latest[partition]} (topic recreated or truncated?). "
-                                "Check the topic; to start over, delete this job's kafka_offsets rows.")
+            gaps.append(Gap(partition, offset, earliest[partition],
+                            f"{earliest[partition] - offset} records deleted before they were counted (retention?)"))
+        elif offset > latest[partition]:
+            gaps.append(Gap(partition, offset, earliest[partition],
+                            f"stored offset beyond the partition's end {latest[partition]} (topic recreated?)"))
+    return gaps
+
+
+def describe_gaps(topic: str, gaps: list[Gap]) -> str:
+    parts = [f"partition {g.partition}: stored next offset {g.stored}, earliest available {g.resume}: {g.why}"
+             for g in gaps]
+    return (f"topic {topic!r}: " + "; ".join(parts) + ". To accept the loss and resume at the earliest available "
+            "offsets, restart with ON_DATA_LOSS=skip (the skipped ranges are recorded in skipped_offsets).")
 
 
 def check_no_overlap(expected: dict[int, int], ranges: dict[int, tuple[int, int]]) -> None:

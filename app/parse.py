@@ -25,6 +25,8 @@ _EPOCH = datetime(1970, 1, 1)
 MIN_MINUTE = int((datetime(1000, 1, 1) - _EPOCH).total_seconds() // 60)
 MAX_MINUTE = int((datetime(9999, 12, 31, 23, 59) - _EPOCH).total_seconds() // 60)
 
+RAW_PREFIX_BYTES = 1024  # how much of a rejected value the dead-letter table keeps
+
 # Reasons a record is rejected, in the order they are checked.
 REJECT_NULL = "null_value"
 REJECT_EMPTY = "empty_line"
@@ -35,11 +37,11 @@ REJECT_RANGE = "minute_out_of_range"
 
 
 def with_first_line(df: DataFrame) -> DataFrame:
-    """In: value (binary), partition, offset. Out: partition, offset, line (string, null if value is null)."""
+    """In: value (binary), partition, offset. Out: the same plus line (string, null if value is null)."""
     text = F.make_valid_utf8(F.col("value").cast("string"))
     first = F.regexp_replace(F.substring_index(text, "\n", 1), "\r$", "")
-    return (df.select("partition", "offset", first.alias("line"))
-            .select("partition", "offset", F.expr("trim(BOTH ' \t' FROM line)").alias("line")))
+    return (df.select("partition", "offset", "value", first.alias("line"))
+            .select("partition", "offset", "value", F.expr("trim(BOTH ' \t' FROM line)").alias("line")))
 
 
 def is_real_date(year: Column, month: Column, day: Column) -> Column:
@@ -51,7 +53,7 @@ def is_real_date(year: Column, month: Column, day: Column) -> Column:
 
 
 def with_fields(df: DataFrame) -> DataFrame:
-    """In: partition, offset, line. Adds log_date (date), log_hour, log_minute, zone_minutes (ints)
+    """In: partition, offset, value, line. Adds log_date (date), log_hour, log_minute, zone_minutes (ints)
     and level (string, '' when the line does not match the contract).
 
     Only zone and level need the regex: once the line matches, date and time sit at fixed places.
@@ -66,7 +68,7 @@ def with_fields(df: DataFrame) -> DataFrame:
                                        + F.substring(zone, -2, 2).try_cast("int"))))
     year, month, day = (F.substring("line", start, length).try_cast("int") for start, length in ((1, 4), (6, 2), (9, 2)))
     return df.select(
-        "partition", "offset", "line",
+        "partition", "offset", "value", "line",
         # make_date raises on impossible dates under ANSI mode, hence the guard (CASE is lazy).
         F.when(is_real_date(year, month, day), F.make_date(year, month, day)).alias("log_date"),
         F.substring("line", 12, 2).try_cast("int").alias("log_hour"),
@@ -97,15 +99,30 @@ def is_error_level() -> Column:
     return F.upper("level").isin("ERROR", "[ERROR]")
 
 
+def fields_df(df: DataFrame) -> DataFrame:
+    """In: Kafka rows (value, partition, offset). Out: with_minute's columns."""
+    return df.transform(with_first_line).transform(with_fields).transform(with_minute)
+
+
 def classify_lines_df(df: DataFrame) -> DataFrame:
     """In: Kafka rows (value, partition, offset).
     Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
     reject_reason (string or null). minute is null exactly when reject_reason is not."""
-    fields = df.transform(with_first_line).transform(with_fields).transform(with_minute)
     reason = reject_reason()
-    return fields.select(
+    return df.transform(fields_df).select(
         "partition", "offset",
         F.when(reason.isNull(), F.col("minute")).alias("minute"),
         (reason.isNull() & is_error_level()).alias("is_error"),
         reason.alias("reject_reason"),
     )
+
+
+def dead_letters_df(df: DataFrame, limit: int) -> DataFrame:
+    """In: Kafka rows (value, partition, offset). Out: partition, offset, reject_reason,
+    raw_value (the value's first 1 KiB) of at most `limit` rejected rows."""
+    reason = reject_reason()
+    return (df.transform(fields_df)
+            .where(reason.isNotNull())
+            .select("partition", "offset", reason.alias("reject_reason"),
+                    F.substring("value", 1, RAW_PREFIX_BYTES).alias("raw_value"))
+            .limit(limit))

@@ -1,23 +1,32 @@
-"""All MySQL access: the connection, the schema check, and the one transaction per batch.
+"""All MySQL access: the connection, the schema check, the lease and the one transaction per batch.
 
 Statements are always parameterized. Writes happen only inside transaction(), which rolls back
-on any exception, so a batch's counts and offsets are committed together or not at all.
+on any exception, so a batch's counts, offsets, dead letters and ledger row are committed together
+or not at all.
 """
 
 import contextlib
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import pymysql
 from dbutils.steady_db import SteadyDBConnection
 from dbutils.steady_db import connect as steady_connect
 
+from app import faults
 from app.config import Config
-from app.errors import ConfigError, FencedError, UnavailableError
+from app.errors import ConfigError, FencedError
 from app.offsets import minute_key
 
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},
     "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "updated_at"},
+    "job_leases": {"job", "epoch", "owner", "acquired_at"},
+    "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "offsets_before",
+                       "offsets_after", "committed_at"},
+    "rejected_lines": {"topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
+    "skipped_offsets": {"job", "topic", "kafka_partition", "from_offset", "to_offset", "reason", "skipped_at"},
 }
 SELECT_OFFSETS = ("SELECT kafka_partition, next_offset FROM kafka_offsets "
                   "WHERE job = %s AND topic = %s ORDER BY kafka_partition")
@@ -26,33 +35,81 @@ UPSERT_COUNTS = ("INSERT INTO error_log (log_time, log_count) VALUES (%s, %s) "
                  "ON DUPLICATE KEY UPDATE log_count = log_count + VALUES(log_count)")
 UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset) VALUES (%s, %s, %s, %s) "
                   "ON DUPLICATE KEY UPDATE next_offset = VALUES(next_offset), updated_at = CURRENT_TIMESTAMP(3)")
+BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner) VALUES (%s, 1, %s) "
+              "ON DUPLICATE KEY UPDATE epoch = epoch + 1, owner = VALUES(owner), acquired_at = CURRENT_TIMESTAMP(3)")
+SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
+# A dead letter seen again (a batch re-read after a crash) keeps its first row.
+INSERT_REJECTED = ("INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value) "
+                   "VALUES (%s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
+INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
+                 "offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
+INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, reason) "
+                  "VALUES (%s, %s, %s, %s, %s, %s)")
+
+
+class CommitOutcomeUnknown(Exception):
+    """The connection broke while COMMIT was in flight: the batch may or may not be stored."""
+
+
+@dataclass
+class BatchWrite:
+    """Everything one batch commits."""
+
+    offsets_before: dict[int, int]
+    offsets_after: dict[int, int]
+    records: int = 0
+    errors: int = 0
+    rejected: int = 0
+    minute_counts: dict[int, int] = field(default_factory=dict)
+    dead_letters: list[tuple[int, int, str, bytes | None]] = field(default_factory=list)
 
 
 def connect(cfg: Config) -> SteadyDBConnection:
-    """A DBUtils steady connection: reconnects between transactions, never inside one."""
+    """A DBUtils steady connection: reconnects between transactions, never inside one.
+    Raises ConfigError for bad credentials; connection failures propagate (callers retry)."""
     try:
         return steady_connect(
             creator=pymysql, setsession=["SET time_zone = '+00:00'", "SET SESSION sql_mode = 'TRADITIONAL'"],
             host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
             database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
-            connect_timeout=cfg.mysql_connect_timeout)
+            connect_timeout=cfg.mysql_connect_timeout, read_timeout=60, write_timeout=60)
     except pymysql.err.OperationalError as error:
-        code = error.args[0] if error.args else None
-        if code in (1044, 1045, 1049):  # access denied, bad password, unknown database
+        if error.args and error.args[0] in (1044, 1045, 1049):  # access denied, bad password, unknown database
             raise ConfigError(f"MySQL refused {cfg.mysql_user}@{cfg.mysql_host}:{cfg.mysql_port}/{cfg.mysql_database}: "
                               f"{error.args[-1]}; check MYSQL_USER, the password and MYSQL_DATABASE") from None
-        raise UnavailableError(f"cannot connect to MySQL at {cfg.mysql_host}:{cfg.mysql_port}: {error.args[-1]}; "
-                               "start MySQL (make up) or fix MYSQL_HOST/MYSQL_PORT, then restart") from None
+        raise
+
+
+def is_transient(error: BaseException) -> bool:
+    """Connection loss, server gone, deadlock or lock timeout: the transaction was rolled back
+    (or never began) and may be retried. Anything else is a real error."""
+    if isinstance(error, pymysql.err.InterfaceError | ConnectionError | TimeoutError):
+        return True
+    return isinstance(error, pymysql.err.OperationalError) and bool(error.args) and error.args[0] in (
+        0, 1040, 1053, 1205, 1213, 1927, 2003, 2006, 2013, 2055)
 
 
 @contextlib.contextmanager
-def transaction(conn: SteadyDBConnection) -> Iterator[pymysql.cursors.Cursor]:
-    """BEGIN ... COMMIT; any exception rolls back and propagates."""
+def transaction(conn: SteadyDBConnection, batch: bool = False) -> Iterator[pymysql.cursors.Cursor]:
+    """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
+    COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
+    batch=True marks a batch commit, where the test-only fault points apply."""
     conn.begin()
     cursor = conn.cursor()
     try:
         yield cursor
-        conn.commit()
+        if batch:
+            faults.crash_point("before_commit")
+            if faults.fires("commit_lost_unapplied"):
+                raise CommitOutcomeUnknown("test fault: connection lost before COMMIT reached the server")
+        try:
+            conn.commit()
+        except Exception as error:
+            if is_transient(error):
+                raise CommitOutcomeUnknown(f"connection lost during COMMIT: {error}") from error
+            raise
+        if batch and faults.fires("commit_lost_applied"):
+            raise CommitOutcomeUnknown("test fault: COMMIT applied but its reply was lost")
     except BaseException:
         with contextlib.suppress(Exception):
             conn.rollback()
@@ -77,6 +134,14 @@ def verify_schema(conn: SteadyDBConnection, database: str) -> None:
                           "as an admin (make schema), then restart")
 
 
+def acquire_lease(conn: SteadyDBConnection, job: str, owner: str) -> int:
+    """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit."""
+    with transaction(conn) as cursor:
+        cursor.execute(BUMP_LEASE, (job, owner))
+        cursor.execute(SELECT_LEASE, (job,))
+        return int(cursor.fetchone()[0])
+
+
 def load_offsets(conn: SteadyDBConnection, job: str, topic: str) -> dict[int, int]:
     """Stored next offsets of this job and topic: {partition: next offset}."""
     with transaction(conn) as cursor:
@@ -84,21 +149,48 @@ def load_offsets(conn: SteadyDBConnection, job: str, topic: str) -> dict[int, in
         return {int(partition): int(offset) for partition, offset in cursor.fetchall()}
 
 
-def commit_batch(conn: SteadyDBConnection, job: str, topic: str, expected: dict[int, int],
-                 minute_counts: dict[int, int], new_offsets: dict[int, int]) -> None:
-    """One transaction: lock this job's offset rows, check they are still `expected` (else another
-    writer is active: FencedError, nothing written), add the counts, store the new offsets.
-    Keys are written in sorted order so concurrent writers cannot deadlock on each other."""
+def check_owner(cursor, job: str, topic: str, epoch: int, expected: dict[int, int]) -> None:
+    """Locks the lease and offset rows; FencedError unless this instance still owns both."""
+    cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
+    row = cursor.fetchone()
+    if row is None or int(row[0]) != epoch:
+        holder = f"epoch {row[0]} held by {row[1]}" if row else "no lease row"
+        raise FencedError(f"job {job!r} was taken over by another instance ({holder}; this one had epoch {epoch}). "
+                          "Nothing of this batch was committed; the newer instance carries on. "
+                          "If that is unexpected, make sure one instance runs per JOB_NAME.")
+    cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job, topic))
+    stored = {int(partition): int(offset) for partition, offset in cursor.fetchall()}
+    if stored != expected:
+        raise FencedError(
+            f"the stored offsets of job {job!r} on topic {topic!r} changed behind this driver "
+            f"(expected {expected}, found {stored}): another instance is writing this job. "
+            "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
+
+
+def commit_batch(conn: SteadyDBConnection, job: str, topic: str, epoch: int, write: BatchWrite) -> None:
+    """One transaction: check ownership, add the counts, store offsets, dead letters and the
+    ledger row. Keys are written in sorted order so concurrent writers cannot deadlock."""
+    with transaction(conn, batch=True) as cursor:
+        check_owner(cursor, job, topic, epoch, write.offsets_before)
+        if write.minute_counts:
+            cursor.executemany(UPSERT_COUNTS, [(minute_key(m), n) for m, n in sorted(write.minute_counts.items())])
+        changed = sorted((p, o) for p, o in write.offsets_after.items() if write.offsets_before.get(p) != o)
+        cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o) for p, o in changed])
+        if write.dead_letters:
+            cursor.executemany(INSERT_REJECTED, [(topic, *letter) for letter in sorted(write.dead_letters)])
+        cursor.execute(INSERT_LEDGER, (job, topic, epoch, write.records, write.errors, write.rejected,
+                                       as_json(write.offsets_before), as_json(write.offsets_after)))
+
+
+def skip_offsets(conn: SteadyDBConnection, job: str, topic: str, epoch: int, stored: dict[int, int],
+                 resume: dict[int, int], reason: str) -> None:
+    """Moves stored offsets to `resume` and records each skipped range, in one transaction."""
     with transaction(conn) as cursor:
-        cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job, topic))
-        stored = {int(partition): int(offset) for partition, offset in cursor.fetchall()}
-        if stored != expected:
-            raise FencedError(
-                f"the stored offsets of job {job!r} on topic {topic!r} changed behind this driver "
-                f"(expected {expected}, found {stored}): another instance is writing this job. "
-                "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
-        if minute_counts:
-            cursor.executemany(UPSERT_COUNTS, [(minute_key(m), n) for m, n in sorted(minute_counts.items())])
-        changed = sorted((p, o) for p, o in new_offsets.items() if expected.get(p) != o)
-        if changed:
-            cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o) for p, o in changed])
+        check_owner(cursor, job, topic, epoch, stored)
+        for partition, offset in sorted(resume.items()):
+            cursor.execute(INSERT_SKIPPED, (job, topic, partition, stored[partition], offset, reason))
+            cursor.execute(UPSERT_OFFSETS, (job, topic, partition, offset))
+
+
+def as_json(offsets: dict[int, int]) -> str:
+    return json.dumps({str(p): o for p, o in sorted(offsets.items())})

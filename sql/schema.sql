@@ -18,3 +18,51 @@ CREATE TABLE IF NOT EXISTS kafka_offsets (
   updated_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   PRIMARY KEY (job, topic, kafka_partition)
 ) ENGINE = InnoDB;
+
+-- One row per job name: the instance holding the newest epoch is the only one allowed to commit.
+-- Every start bumps the epoch; every batch commit locks this row and checks it (fencing).
+CREATE TABLE IF NOT EXISTS job_leases (
+  job         VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
+  epoch       BIGINT       NOT NULL,
+  owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  acquired_at DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3)
+) ENGINE = InnoDB;
+
+-- The ledger: one row per committed batch, written in the batch's own transaction.
+-- SUM(records) over a job's rows is everything it has consumed.
+CREATE TABLE IF NOT EXISTS ingest_batches (
+  id             BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  job            VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  topic          VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  epoch          BIGINT       NOT NULL,
+  records        BIGINT       NOT NULL,
+  error_lines    BIGINT       NOT NULL,
+  rejected       BIGINT       NOT NULL,
+  offsets_before TEXT         NOT NULL,  -- JSON {"partition": next offset} before the batch
+  offsets_after  TEXT         NOT NULL,  -- JSON {"partition": next offset} after the batch
+  committed_at   DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  KEY ingest_batches_job (job, topic, id)
+) ENGINE = InnoDB;
+
+-- Dead letters: rejected records (up to a per-batch cap), with why and the start of the value.
+CREATE TABLE IF NOT EXISTS rejected_lines (
+  topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  kafka_partition INT          NOT NULL,
+  kafka_offset    BIGINT       NOT NULL,
+  reason          VARCHAR(32)  NOT NULL,
+  raw_value       VARBINARY(1024) NULL,  -- first 1 KiB of the record's value; NULL for a null value
+  seen_at         DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  PRIMARY KEY (topic, kafka_partition, kafka_offset)
+) ENGINE = InnoDB;
+
+-- Offset ranges deliberately skipped (ON_DATA_LOSS = skip): records that were never counted.
+CREATE TABLE IF NOT EXISTS skipped_offsets (
+  id              BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  job             VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  kafka_partition INT          NOT NULL,
+  from_offset     BIGINT       NOT NULL,  -- the stored next offset
+  to_offset       BIGINT       NOT NULL,  -- where the job resumed
+  reason          VARCHAR(255) NOT NULL,
+  skipped_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3)
+) ENGINE = InnoDB;

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from app.errors import DataLossError
-from app.offsets import advance, check_no_overlap, check_stored_offsets, minute_key, starting_offsets_json
+from app.offsets import advance, check_no_overlap, describe_gaps, find_gaps, minute_key, starting_offsets_json
 
 
 def test_starting_offsets_cover_every_partition():
@@ -36,18 +36,21 @@ def test_gaps_after_stored_offsets_are_accepted():
     check_no_overlap({0: 10}, {0: (12, 15), 5: (0, 1)})  # transaction markers leave gaps
 
 
-@pytest.mark.parametrize("stored, earliest, latest, message", [
-    ({3: 5}, {0: 0}, {0: 10}, "no longer exists"),
-    ({0: 5}, {0: 8}, {0: 10}, "earliest available offset is 8"),
-    ({0: 11}, {0: 0}, {0: 10}, "ends at 10"),
-])
-def test_stored_offsets_that_would_lose_records_stop_the_job(stored, earliest, latest, message):
-    with pytest.raises(DataLossError, match=message):
-        check_stored_offsets("t", stored, earliest, latest)
+def test_a_vanished_partition_stops_the_job():
+    with pytest.raises(DataLossError, match="partition 3: stored next offset 5, but the partition no longer exists"):
+        find_gaps("t", {0: 1, 3: 5}, {0: 0}, {0: 10})
 
 
-def test_stored_offsets_within_the_retained_range_are_fine():
-    check_stored_offsets("t", {0: 8, 1: 10}, {0: 8, 1: 0}, {0: 10, 1: 10})
+def test_deleted_and_recreated_ranges_are_gaps_resuming_at_earliest():
+    gaps = find_gaps("t", {0: 5, 1: 20, 2: 7}, {0: 8, 1: 0, 2: 0}, {0: 10, 1: 10, 2: 10})
+    assert [(g.partition, g.stored, g.resume) for g in gaps] == [(0, 5, 8), (1, 20, 0)]
+    assert "3 records deleted" in gaps[0].why and "beyond the partition's end 10" in gaps[1].why
+    message = describe_gaps("t", gaps)
+    assert "partition 0: stored next offset 5, earliest available 8" in message and "ON_DATA_LOSS=skip" in message
+
+
+def test_stored_offsets_within_the_retained_range_are_no_gap():
+    assert find_gaps("t", {0: 8, 1: 10}, {0: 8, 1: 0}, {0: 10, 1: 10}) == []
 
 
 @pytest.mark.parametrize("minute, text", [

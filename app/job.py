@@ -1,0 +1,116 @@
+"""Running the job: take the lease, start the query from MySQL's offsets, supervise, stop.
+
+A query that fails for a reason other than a JobStop (Kafka away, a lost executor) is started
+again inside the same driver from the offsets stored in MySQL, with backoff; only repeated
+failures end the driver.
+"""
+
+import logging
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import SparkSession
+
+from app import errors, kafka_meta, offsets, sink
+from app.batch import BatchCommitter
+from app.config import Config
+from app.errors import DataLossError, JobStop
+from app.retry import first_line, retry
+
+log = logging.getLogger("errorcount")
+MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW seconds
+RESTART_WINDOW = 600
+
+
+class QueryFailed(Exception):
+    """The streaming query ended with an error that was not a JobStop."""
+
+
+class Job:
+    def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event):
+        self.cfg, self.spark, self.stop = cfg, spark, stop
+        self.owner = f"{socket.gethostname()} pid {os.getpid()} app {spark.sparkContext.applicationId}"
+
+    def mysql(self, what: str, action):
+        return retry(what, action, self.cfg.retry_seconds, sink.is_transient)
+
+    def run(self) -> int:
+        cfg = self.cfg
+        conn = self.mysql("connecting to MySQL", lambda: sink.connect(cfg))
+        try:
+            self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
+            epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner))
+            log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
+            return self.supervise(conn, epoch)
+        finally:
+            conn.close()
+
+    def supervise(self, conn, epoch: int) -> int:
+        failures: list[float] = []
+        while True:
+            committer, start = self.prepare(conn, epoch)
+            try:
+                return self.run_query(committer, start)
+            except QueryFailed as failure:
+                now = time.monotonic()
+                failures = [t for t in failures if now - t < RESTART_WINDOW] + [now]
+                if len(failures) > MAX_RESTARTS:
+                    raise JobStop(f"the streaming query failed {len(failures)} times within {RESTART_WINDOW} s, "
+                                  f"last: {failure}. Nothing was half-committed; see the log above.") from None
+                delay = min(2 ** len(failures), 30)
+                log.warning("query failed (%s); restarting from the offsets stored in MySQL in %d s", failure, delay)
+                if self.stop.wait(delay):
+                    return errors.EXIT_OK
+
+    def prepare(self, conn, epoch: int) -> tuple[BatchCommitter, str]:
+        """Reads the stored offsets and the topic, settles any data loss, returns the committer
+        and the startingOffsets JSON for a new query."""
+        cfg = self.cfg
+        stored = self.mysql("reading stored offsets", lambda: sink.load_offsets(conn, cfg.job_name, cfg.kafka_topic))
+        topic = retry("reading topic metadata", lambda: kafka_meta.describe_topic(self.spark, cfg), cfg.retry_seconds,
+                      lambda error: isinstance(error, kafka_meta.KafkaUnavailable))
+        gaps = offsets.find_gaps(cfg.kafka_topic, stored, topic.earliest, topic.latest)
+        if gaps and cfg.on_data_loss == "fail":
+            raise DataLossError(offsets.describe_gaps(cfg.kafka_topic, gaps))
+        if gaps:
+            resume = {gap.partition: gap.resume for gap in gaps}
+            reason = "ON_DATA_LOSS=skip: " + "; ".join(f"partition {g.partition}: {g.why}" for g in gaps)
+            self.mysql("recording skipped offsets", lambda: sink.skip_offsets(
+                conn, cfg.job_name, cfg.kafka_topic, epoch, stored, resume, reason))
+            log.warning("skipped, as ON_DATA_LOSS=skip allows: %s", offsets.describe_gaps(cfg.kafka_topic, gaps))
+            stored = {**stored, **resume}
+        log.info("job %r: topic %r partitions %s, resuming from %s (unknown partitions: %s)",
+                 cfg.job_name, cfg.kafka_topic, topic.partitions, dict(sorted(stored.items())), cfg.starting_offsets)
+        start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, stored, cfg.starting_offsets)
+        return BatchCommitter(cfg, conn, epoch, stored), start
+
+    def run_query(self, committer: BatchCommitter, start: str) -> int:
+        checkpoint = tempfile.mkdtemp(prefix="errorcount-checkpoint-")  # never reused: MySQL is the truth
+        try:
+            query = (kafka_meta.kafka_stream_df(self.spark, self.cfg, start).writeStream
+                     .queryName(f"errorcount-{self.cfg.job_name}")
+                     .option("checkpointLocation", "file://" + checkpoint)
+                     .trigger(processingTime=self.cfg.trigger_interval)
+                     .foreachBatch(committer)
+                     .start())
+            try:
+                while query.isActive and not self.stop.is_set():
+                    query.awaitTermination(0.5)
+            except StreamingQueryException as error:
+                if committer.failure:
+                    raise committer.failure from None
+                raise QueryFailed(first_line(error)) from None
+            if not self.stop.is_set():
+                raise QueryFailed("the query stopped by itself")
+            with committer.lock:  # waits for an in-flight batch to commit or roll back
+                committer.stopping = True
+            query.stop()
+            log.info("stopped cleanly at a batch boundary; stored offsets %s", dict(sorted(committer.expected.items())))
+            return errors.EXIT_OK
+        finally:
+            shutil.rmtree(checkpoint, ignore_errors=True)

@@ -1,0 +1,40 @@
+"""Retrying transient failures (MySQL or Kafka away) inside the running driver, up to a deadline."""
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from app.errors import JobStop, UnavailableError
+
+log = logging.getLogger("errorcount.retry")
+T = TypeVar("T")
+
+
+def first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def retry(what: str, action: Callable[[], T], seconds: float, transient: Callable[[BaseException], bool],
+          sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> T:
+    """Runs action() until it succeeds. Transient failures are retried with exponential backoff
+    (0.5 s doubling to 10 s) for up to `seconds`, then UnavailableError; others propagate."""
+    deadline = clock() + seconds
+    delay, attempt = 0.5, 0
+    while True:
+        try:
+            return action()
+        except JobStop:
+            raise
+        except Exception as error:
+            if not transient(error):
+                raise
+            attempt += 1
+            if clock() + delay > deadline:
+                raise UnavailableError(f"{what} kept failing for {seconds:.0f} s (last: {first_line(error)}); "
+                                       "nothing was half-committed. Restart the job once the service is back "
+                                       "(or raise RETRY_SECONDS).") from None
+            log.warning("%s failed (%s); retry %d in %.1f s", what, first_line(error), attempt, delay)
+            sleep(delay)
+            delay = min(delay * 2, 10.0)

@@ -1,0 +1,59 @@
+"""Kafka security options reach both the Spark source and the driver's metadata client;
+the fault hook stays inert unless asked; dead letters keep reason and the value's first KiB."""
+
+from chispa import assert_df_equality
+
+from app import faults
+from app.config import load_config
+from app.kafka_meta import client_options, source_options
+from app.parse import REJECT_LEVEL, REJECT_NULL, dead_letters_df
+
+SASL_ENV = {
+    "KAFKA_BOOTSTRAP_SERVERS": "broker-1:9093,broker-2:9093",
+    "KAFKA_OPT_SECURITY_PROTOCOL": "SASL_SSL",
+    "KAFKA_OPT_SASL_MECHANISM": "SCRAM-SHA-512",
+    "KAFKA_OPT_SASL_JAAS_CONFIG": 'org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";',
+    "KAFKA_OPT_SSL_TRUSTSTORE_PASSWORD": "changeit",
+}
+
+
+def test_sasl_ssl_options_reach_the_spark_source(tmp_path):
+    conf = tmp_path / "c.conf"
+    conf.write_text("kafka.ssl.truststore.location = /etc/kafka/truststore.jks\nMAX_OFFSETS_PER_TRIGGER = 0\n")
+    cfg = load_config(["--config", str(conf)], SASL_ENV)
+    options = source_options(cfg, '{"t":{"0":-2}}')
+    assert options["kafka.security.protocol"] == "SASL_SSL"
+    assert options["kafka.sasl.mechanism"] == "SCRAM-SHA-512"
+    assert options["kafka.sasl.jaas.config"] == SASL_ENV["KAFKA_OPT_SASL_JAAS_CONFIG"]
+    assert options["kafka.ssl.truststore.password"] == "changeit"
+    assert options["kafka.ssl.truststore.location"] == "/etc/kafka/truststore.jks"
+    assert options["kafka.bootstrap.servers"] == "broker-1:9093,broker-2:9093"
+    assert options["startingOffsets"] == '{"t":{"0":-2}}' and options["failOnDataLoss"] == "true"
+    assert "maxOffsetsPerTrigger" not in options  # 0 means no limit
+
+
+def test_the_same_options_reach_the_metadata_client():
+    options = client_options(load_config([], SASL_ENV))
+    assert options["security.protocol"] == "SASL_SSL"
+    assert options["sasl.jaas.config"].startswith("org.apache.kafka.common.security.scram")
+    assert options["bootstrap.servers"] == "broker-1:9093,broker-2:9093"
+
+
+def test_fault_hook_is_inert_by_default_and_fires_once_at_the_nth_time(monkeypatch):
+    monkeypatch.delenv(faults.ENV, raising=False)
+    assert not any(faults.fires("after_commit") for _ in range(5))
+    monkeypatch.setenv(faults.ENV, "before_commit@3")
+    assert [faults.fires("before_commit") for _ in range(5)] == [False, False, True, False, False]
+    assert not faults.fires("after_commit")
+
+
+def test_dead_letters_keep_reason_and_first_kib(spark):
+    long_bad = b"x" * 3000
+    source = spark.createDataFrame([(0, 1, b"2024-01-01 10:00:00 ERROR ok"), (0, 2, None), (1, 3, long_bad),
+                                    (1, 4, b"2024-01-01 10:00:00 ERR0R")], "partition int, offset long, value binary")
+    rows = [(0, 2, REJECT_NULL, None), (1, 3, "bad_timestamp", bytearray(long_bad[:1024])),
+            (1, 4, REJECT_LEVEL, bytearray(b"2024-01-01 10:00:00 ERR0R"))]
+    expected = spark.createDataFrame(rows, "partition int, offset long, reject_reason string, raw_value binary")
+    assert_df_equality(source.transform(lambda df: dead_letters_df(df, 10)), expected, ignore_row_order=True,
+                       ignore_nullable=True)
+    assert source.transform(lambda df: dead_letters_df(df, 2)).count() == 2
