@@ -65,11 +65,12 @@ class BatchWrite:
 
 
 def connect(cfg: Config) -> SteadyDBConnection:
-    """A DBUtils steady connection: reconnects between transactions, never inside one.
+    """A DBUtils steady connection: reconnects between transactions, never inside one
+    (ping=2: the connection is checked, and replaced if dead, whenever a cursor is created).
     Raises ConfigError for bad credentials; connection failures propagate (callers retry)."""
     try:
         return steady_connect(
-            creator=pymysql, setsession=["SET time_zone = '+00:00'", "SET SESSION sql_mode = 'TRADITIONAL'"],
+            creator=pymysql, ping=2, setsession=["SET time_zone = '+00:00'", "SET SESSION sql_mode = 'TRADITIONAL'"],
             host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
             database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
             connect_timeout=cfg.mysql_connect_timeout, read_timeout=60, write_timeout=60)
@@ -94,9 +95,9 @@ def transaction(conn: SteadyDBConnection, batch: bool = False) -> Iterator[pymys
     """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
     COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
     batch=True marks a batch commit, where the test-only fault points apply."""
-    conn.begin()
-    cursor = conn.cursor()
+    cursor = conn.cursor()  # first: outside a transaction this replaces a dead connection
     try:
+        conn.begin()  # inside the try: a failed BEGIN must be rolled back too, or DBUtils stays "in a transaction"
         yield cursor
         if batch:
             faults.crash_point("before_commit")

@@ -2,6 +2,7 @@
 
     kafka_admin.py ready                      exit 0 when the broker answers metadata
     kafka_admin.py create-topic NAME [N]      create NAME with N partitions if missing
+    kafka_admin.py add-partitions NAME N      grow NAME to N partitions
     kafka_admin.py end-offsets NAME           print {"partition": next offset} as JSON
 """
 
@@ -53,6 +54,23 @@ def delete_topic(topic: str) -> None:
     client.delete_topics([topic], operation_timeout=30)[topic].result(timeout=30)
 
 
+def delete_records(topic: str, before: dict[int, int]) -> None:
+    """What retention does: deletes records below the given offset of each partition."""
+    client = admin()  # must outlive the futures
+    futures = client.delete_records([TopicPartition(topic, p, o) for p, o in before.items()])
+    for future in futures.values():
+        future.result(timeout=30)
+
+
+def earliest_offsets(topic: str) -> dict[int, int]:
+    consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin"})
+    try:
+        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[0]
+                for p in range(partition_count(topic))}
+    finally:
+        consumer.close()
+
+
 def end_offsets(topic: str) -> dict[int, int]:
     """The next offset to be written, per partition (what a caught-up job has stored)."""
     consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin"})
@@ -74,6 +92,9 @@ def main(argv: list[str]) -> int:
         partitions = int(args[1]) if len(args) > 1 else 3
         created = create_topic(args[0], partitions)
         print(f"topic {args[0]} {'created' if created else 'exists'} ({partition_count(args[0])} partitions)")
+        return 0
+    if command == "add-partitions" and len(args) == 2:
+        add_partitions(args[0], int(args[1]))
         return 0
     if command == "end-offsets" and args:
         print(json.dumps(end_offsets(args[0])))

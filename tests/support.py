@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 
 import kafka_admin
+import produce
 import pymysql
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +38,10 @@ def admin_connect() -> pymysql.Connection:
 
 
 def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:
+    try:
+        conn.ping()
+    except pymysql.err.Error:
+        conn.connect()  # fault tests restart MariaDB under this connection
     with conn.cursor() as cursor:
         cursor.execute(sql, args)
         return list(cursor.fetchall())
@@ -52,6 +57,39 @@ def stored_offsets(conn: pymysql.Connection, job: str, topic: str) -> dict[int, 
     return {int(p): int(o) for p, o in rows}
 
 
+def ledger(conn: pymysql.Connection, job: str) -> tuple[int, int, int, int]:
+    """(batches, records, error lines, rejected) summed over the job's ledger."""
+    row = query(conn, "SELECT COUNT(*), COALESCE(SUM(records), 0), COALESCE(SUM(error_lines), 0), "
+                      "COALESCE(SUM(rejected), 0) FROM ingest_batches WHERE job = %s", (job,))[0]
+    return tuple(int(v) for v in row)
+
+
+class Produced:
+    """Events written to one topic, each with the (partition, offset) it landed at. Offsets are
+    derived from the end offsets before writing: produce.produce() writes round-robin, in order,
+    with an idempotent producer, so partition p receives events p, p+P, p+2P, ... consecutively."""
+
+    def __init__(self, topic: str):
+        self.topic = topic
+        self.placed: list[tuple[int, int, produce.Event]] = []
+
+    def add(self, events: list[produce.Event]) -> None:
+        base = kafka_admin.end_offsets(self.topic)
+        partitions = len(base)
+        produce.produce(self.topic, events, partitions)
+        self.placed += [(i % partitions, base[i % partitions] + i // partitions, e) for i, e in enumerate(events)]
+
+    def events(self) -> list[produce.Event]:
+        return [event for _p, _o, event in self.placed]
+
+    def counts_below(self, stored: dict[int, int]) -> dict[str, int]:
+        """Expected error_log when exactly the records below `stored` were counted."""
+        return produce.expected_counts([e for p, o, e in self.placed if o < stored.get(p, 0)])
+
+    def total(self) -> dict[str, int]:
+        return produce.expected_counts(self.events())
+
+
 def wait_until(condition, timeout: float, what: str, interval: float = 0.5):
     """Polls condition() until it returns a truthy value; fails the test after timeout seconds."""
     deadline = time.monotonic() + timeout
@@ -62,6 +100,12 @@ def wait_until(condition, timeout: float, what: str, interval: float = 0.5):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
+
+
+def service(script: str, action: str) -> None:
+    """Stops or starts one native service (scripts/kafka.sh, scripts/mariadb.sh)."""
+    subprocess.run([str(ROOT / "scripts" / script), action], check=True, timeout=180,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 class Driver:
