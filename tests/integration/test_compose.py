@@ -28,6 +28,7 @@ def test_compose_file_is_valid_and_pinned_like_the_native_stack():
     assert f"127.0.0.1:{env['KAFKA_PORT']}:9092/tcp" in text
     assert f"127.0.0.1:{env['MYSQL_PORT']}:3306/tcp" in text
     assert "/docker-entrypoint-initdb.d/10-schema.sql" in text
+    assert "/docker-entrypoint-initdb.d/20-grants.sql" in text
     assert "MYSQL_PASSWORD_FILE: /run/secrets/mysql_password" in text
 
 

@@ -1,0 +1,101 @@
+"""Secrets stay out of argv, logs and the Spark UI; the job's MySQL user can only read and write
+rows; names with quotes and unicode round-trip through every statement."""
+
+import json
+import os
+import urllib.request
+from datetime import datetime
+from pathlib import Path
+
+import produce
+import pymysql
+import pytest
+
+from app import sink
+from app.config import load_config
+from tests.support import ROOT, caught_up, dotenv, unique, wait_until
+
+KAFKA_SECRET = "kafka-secret-Zq81"
+UI_PORT = 4057
+
+
+def app_password() -> str:
+    return (ROOT / ".local" / "secrets" / "mysql_password").read_text(encoding="utf-8").strip()
+
+
+def app_connection() -> pymysql.Connection:
+    env = dotenv()
+    return pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user=env["MYSQL_USER"],
+                           password=app_password(), database=env["MYSQL_DATABASE"])
+
+
+def all_cmdlines() -> str:
+    text = []
+    for proc in Path("/proc").iterdir():
+        try:
+            text.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            continue
+    return "\n".join(text)
+
+
+def spark_ui(path: str) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{UI_PORT}/api/v1/applications{path}", timeout=10) as response:
+        return response.read().decode()
+
+
+@pytest.mark.slow
+def test_secrets_never_reach_argv_logs_or_the_spark_ui(clean_error_log, make_topic, start_driver):
+    admin, password = clean_error_log, app_password()
+    topic, job = make_topic(partitions=1), unique("job")
+    jaas = f'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="{KAFKA_SECRET}";'
+    env = {"MYSQL_PASSWORD": password, "MYSQL_PASSWORD_FILE": "", "KAFKA_OPT_SASL_JAAS_CONFIG": jaas,
+           "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={UI_PORT}"}
+    produce.produce(topic, produce.generate(50, seed=81, start=datetime(2037, 1, 1), minutes=2))
+    driver = start_driver(job, topic, env=env)
+    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+
+    cmdlines = all_cmdlines()
+    assert "app/main.py" in cmdlines  # the driver is really there to be inspected
+    assert password not in cmdlines and KAFKA_SECRET not in cmdlines
+    app_id = json.loads(spark_ui(""))[0]["id"]
+    for page in ("/environment", "/sql", "/jobs"):
+        text = spark_ui(f"/{app_id}{page}")
+        assert password not in text and KAFKA_SECRET not in text, page
+    assert driver.stop() == 0
+    log = driver.log()
+    assert "batch 0:" in log and password not in log and KAFKA_SECRET not in log
+
+
+@pytest.mark.parametrize("statement", [
+    "CREATE TABLE sneaky (i INT)", "DROP TABLE error_log", "DELETE FROM error_log", "ALTER TABLE error_log ADD x INT",
+])
+def test_the_job_user_cannot_change_the_schema_or_delete(admin, statement):
+    conn = app_connection()
+    try:
+        with conn.cursor() as cursor, pytest.raises(pymysql.err.OperationalError) as denied:
+            cursor.execute(statement)
+        assert denied.value.args[0] in (1142, 1044)  # command denied
+    finally:
+        conn.close()
+
+
+def test_names_with_quotes_and_unicode_round_trip(admin):
+    job = "o'brien \"q\" \\ 日本語 🚀 ; DROP TABLE error_log; -- " + unique("x")
+    topic = "t'ö\"🚀"
+    env = {**os.environ, "MYSQL_PASSWORD": app_password(), "MYSQL_PASSWORD_FILE": ""}
+    cfg = load_config([], {k: v for k, v in env.items() if k in ("MYSQL_PASSWORD", "MYSQL_PORT")})
+    conn = sink.connect(cfg)
+    try:
+        epoch = sink.acquire_lease(conn, job, "test ünïcode owner")
+        assert sink.acquire_lease(conn, job, "again") == epoch + 1
+        write = sink.BatchWrite(offsets_before={}, offsets_after={0: 5, 3: 9}, records=14, rejected=1,
+                                dead_letters=[(3, 8, "bad_level", "é'\"".encode())])
+        sink.commit_batch(conn, job, topic, epoch + 1, write)
+        assert sink.load_offsets(conn, job, topic) == {0: 5, 3: 9}
+        assert sink.load_offsets(conn, job.upper(), topic) == {}  # byte-wise: a different job
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT job, topic, records FROM ingest_batches WHERE job = %s", (job,))
+            assert cursor.fetchall() == ((job, topic, 14),)
+    finally:
+        conn.close()
