@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: help venv jars up down status topic run produce counts test test-unit test-integration \
-        test-faults lint compose-check schema clean
+        test-faults chaos lint compose-check schema clean
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
@@ -63,8 +63,11 @@ test-unit: venv ## Unit tests (one local SparkSession, no services)
 test-integration: up ## Integration tests against the real Kafka and MariaDB
 	$(PY) -m pytest tests/integration
 
-test-faults: up ## Fault tests (fencing) against the real Kafka and MariaDB
+test-faults: up ## Fault tests (crashes, outages, zombies, data loss) against the real Kafka and MariaDB
 	$(PY) -m pytest tests/faults
+
+chaos: up ## Kill -9 the driver >= 20 times under a steady producer; exact or fail; writes docs/RELIABILITY.md
+	$(PY) scripts/chaos.py --report docs/RELIABILITY.md
 
 test: venv jars lint compose-check up ## Everything CI runs: lint, compose check, unit, integration, faults
 	$(PY) -m pytest tests

@@ -81,8 +81,9 @@ def expected_counts(events: list[Event]) -> dict[str, int]:
     return dict(Counter(e.error_minute for e in events if e.error_minute))
 
 
-def produce(topic: str, events: list[Event], partitions: int | None = None) -> None:
-    """Writes events round-robin over the topic's partitions; raises if any delivery fails."""
+def produce(topic: str, events: list[Event], partitions: int | None = None, first_index: int = 0) -> None:
+    """Writes events round-robin over the topic's partitions (event i to partition
+    (first_index + i) % partitions), in order; raises if any delivery fails."""
     partitions = partitions or kafka_admin.partition_count(topic)
     failures = []
     producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
@@ -95,7 +96,8 @@ def produce(topic: str, events: list[Event], partitions: int | None = None) -> N
     for index, event in enumerate(events):
         while True:
             try:
-                producer.produce(topic, value=event.value, partition=index % partitions, on_delivery=delivered)
+                producer.produce(topic, value=event.value, partition=(first_index + index) % partitions,
+                                 on_delivery=delivered)
                 break
             except BufferError:
                 producer.poll(0.1)

@@ -37,6 +37,8 @@ ensure_local_stack() {
 create_topic() { "$PY" "$ROOT/scripts/kafka_admin.py" create-topic "$KAFKA_TOPIC" "${TOPIC_PARTITIONS:-3}"; }
 
 run_job() {
+  # A stop request before spark-submit runs ends the wrapper cleanly: nothing has started.
+  trap 'log "stop requested before the job started"; exit 0' INT TERM
   ensure_local_stack
   [ "${RUN_CREATE_TOPIC:-1}" = 0 ] || create_topic >&2
   local jars; jars=$("$ROOT/scripts/jars.sh" spark)
