@@ -23,6 +23,10 @@ KEYS: dict[str, tuple[str, str]] = {
     "MYSQL_USER": ("errorcount", "MySQL user (needs SELECT, INSERT, UPDATE only)"),
     "MYSQL_PASSWORD_FILE": ("", "file holding the MySQL password (else env MYSQL_PASSWORD)"),
     "MYSQL_CONNECT_TIMEOUT": ("10", "seconds to wait for a MySQL connection"),
+    "MYSQL_SSL_CA": ("", "CA file: connect to MySQL over TLS and verify the server certificate"),
+    "MYSQL_SSL_CERT": ("", "client certificate file for MySQL TLS (with MYSQL_SSL_KEY)"),
+    "MYSQL_SSL_KEY": ("", "client key file for MySQL TLS"),
+    "MYSQL_SSL_VERIFY_IDENTITY": ("true", "with MYSQL_SSL_CA: also check the server's host name"),
     "TRIGGER_INTERVAL": ("5 seconds", "micro-batch interval"),
     "MAX_OFFSETS_PER_TRIGGER": ("500000", "most records per micro-batch (0 = no limit)"),
     "STARTING_OFFSETS": ("earliest", "where partitions without stored offsets start: earliest|latest"),
@@ -54,6 +58,10 @@ class Config:
     mysql_database: str
     mysql_user: str
     mysql_connect_timeout: int
+    mysql_ssl_ca: str
+    mysql_ssl_cert: str
+    mysql_ssl_key: str
+    mysql_ssl_verify_identity: bool
     trigger_interval: str
     max_offsets_per_trigger: int
     starting_offsets: str
@@ -157,6 +165,13 @@ def as_int(merged: dict[str, str], key: str, low: int, high: int) -> int:
     return int(value)
 
 
+def as_bool(merged: dict[str, str], key: str) -> bool:
+    value = merged[key].strip().lower()
+    if value not in ("true", "false"):
+        raise ConfigError(f"{key} must be true or false, got {merged[key]!r}")
+    return value == "true"
+
+
 def validate(merged: dict[str, str], kafka_options: dict[str, str], password: str) -> Config:
     managed = sorted(name for name in kafka_options if name[6:] in SPARK_MANAGED)
     if managed:
@@ -171,6 +186,8 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str], password: st
         raise ConfigError(f"STARTING_OFFSETS must be earliest or latest, got {merged['STARTING_OFFSETS']!r}")
     if merged["ON_DATA_LOSS"] not in ("fail", "skip"):
         raise ConfigError(f"ON_DATA_LOSS must be fail or skip, got {merged['ON_DATA_LOSS']!r}")
+    if bool(merged["MYSQL_SSL_CERT"]) != bool(merged["MYSQL_SSL_KEY"]):
+        raise ConfigError("MYSQL_SSL_CERT and MYSQL_SSL_KEY go together: set both or neither")
     if not merged["KAFKA_BOOTSTRAP_SERVERS"].strip():
         raise ConfigError("KAFKA_BOOTSTRAP_SERVERS is empty")
     return Config(
@@ -182,6 +199,10 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str], password: st
         mysql_database=merged["MYSQL_DATABASE"],
         mysql_user=merged["MYSQL_USER"],
         mysql_connect_timeout=as_int(merged, "MYSQL_CONNECT_TIMEOUT", 1, 3600),
+        mysql_ssl_ca=merged["MYSQL_SSL_CA"],
+        mysql_ssl_cert=merged["MYSQL_SSL_CERT"],
+        mysql_ssl_key=merged["MYSQL_SSL_KEY"],
+        mysql_ssl_verify_identity=as_bool(merged, "MYSQL_SSL_VERIFY_IDENTITY"),
         trigger_interval=merged["TRIGGER_INTERVAL"],
         max_offsets_per_trigger=as_int(merged, "MAX_OFFSETS_PER_TRIGGER", 0, 2**62),
         starting_offsets=merged["STARTING_OFFSETS"],

@@ -64,6 +64,18 @@ class BatchWrite:
     dead_letters: list[tuple[int, int, str, bytes | None]] = field(default_factory=list)
 
 
+def connect_args(cfg: Config) -> dict:
+    """PyMySQL connection arguments, TLS included when MYSQL_SSL_CA / _CERT / _KEY are set."""
+    args = dict(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
+                database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
+                connect_timeout=cfg.mysql_connect_timeout, read_timeout=60, write_timeout=60)
+    if cfg.mysql_ssl_ca:
+        args.update(ssl_ca=cfg.mysql_ssl_ca, ssl_verify_cert=True, ssl_verify_identity=cfg.mysql_ssl_verify_identity)
+    if cfg.mysql_ssl_cert:
+        args.update(ssl_cert=cfg.mysql_ssl_cert, ssl_key=cfg.mysql_ssl_key)
+    return args
+
+
 def connect(cfg: Config) -> SteadyDBConnection:
     """A DBUtils steady connection: reconnects between transactions, never inside one
     (ping=2: the connection is checked, and replaced if dead, whenever a cursor is created).
@@ -71,9 +83,7 @@ def connect(cfg: Config) -> SteadyDBConnection:
     try:
         return steady_connect(
             creator=pymysql, ping=2, setsession=["SET time_zone = '+00:00'", "SET SESSION sql_mode = 'TRADITIONAL'"],
-            host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
-            database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
-            connect_timeout=cfg.mysql_connect_timeout, read_timeout=60, write_timeout=60)
+            **connect_args(cfg))
     except pymysql.err.OperationalError as error:
         if error.args and error.args[0] in (1044, 1045, 1049):  # access denied, bad password, unknown database
             raise ConfigError(f"MySQL refused {cfg.mysql_user}@{cfg.mysql_host}:{cfg.mysql_port}/{cfg.mysql_database}: "

@@ -29,12 +29,21 @@ ROOT = Path(__file__).resolve().parents[1]
 START = datetime(2040, 1, 1, 0, 0)
 
 
+def dotenv(key: str) -> str:
+    """A pinned setting from .env; the environment wins, as in scripts/lib.sh."""
+    values = dict(line.split("=", 1) for line in (ROOT / ".env").read_text().splitlines()
+                  if "=" in line and not line.startswith("#"))
+    return os.environ.get(key) or values[key]
+
+
+def mysql_port() -> str:
+    return dotenv("MYSQL_PORT")
+
+
 def admin() -> pymysql.Connection:
-    env = {k: v for k, v in (line.split("=", 1) for line in (ROOT / ".env").read_text().splitlines()
-                             if "=" in line and not line.startswith("#"))}
     password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text().strip()
-    return pymysql.connect(host="127.0.0.1", port=int(os.environ.get("MYSQL_PORT", env["MYSQL_PORT"])), user="root",
-                           password=password, database=env["MYSQL_DATABASE"], autocommit=True)
+    return pymysql.connect(host="127.0.0.1", port=int(mysql_port()), user="root", password=password,
+                           database=dotenv("MYSQL_DATABASE"), autocommit=True)
 
 
 def rows(conn, sql: str, args=()) -> list[tuple]:
@@ -65,6 +74,7 @@ def lease_epoch(conn, job: str) -> int:
 
 def start_driver(job: str, topic: str, log_path: Path) -> subprocess.Popen:
     env = {**os.environ, "JOB_NAME": job, "KAFKA_TOPIC": topic, "TRIGGER_INTERVAL": "1 second",
+           "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(), "MYSQL_PORT": mysql_port(),
            "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]"}
     with open(log_path, "ab") as log:
         return subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job"], env=env, stdin=subprocess.DEVNULL,
@@ -81,9 +91,10 @@ def kill9(process: subprocess.Popen) -> None:
 def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event) -> None:
     """Writes events in order (round-robin, so event i lands at partition i % P, offset i // P)."""
     chunk = max(1, rate // 10)
+    writer = produce.Writer(topic, partitions)
     started = time.monotonic()
     for index in range(0, len(events), chunk):
-        produce.produce(topic, events[index:index + chunk], partitions, first_index=index)
+        writer.write(events[index:index + chunk], first_index=index)
         ahead = started + (index + chunk) / rate - time.monotonic()
         if ahead > 0:
             time.sleep(ahead)  # pacing the producer, not synchronising with anything
@@ -165,7 +176,7 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=500_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--kills", type=int, default=20)
-    parser.add_argument("--rate", type=int, default=800, help="lines per second (spreads them over the kills)")
+    parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
     parser.add_argument("--report", help="write the figures as markdown to this file")
     args = parser.parse_args()
     figures = run(args.lines, args.partitions, args.kills, args.rate)

@@ -81,30 +81,40 @@ def expected_counts(events: list[Event]) -> dict[str, int]:
     return dict(Counter(e.error_minute for e in events if e.error_minute))
 
 
-def produce(topic: str, events: list[Event], partitions: int | None = None, first_index: int = 0) -> None:
-    """Writes events round-robin over the topic's partitions (event i to partition
-    (first_index + i) % partitions), in order; raises if any delivery fails."""
-    partitions = partitions or kafka_admin.partition_count(topic)
-    failures = []
-    producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
-                         "enable.idempotence": True, "message.max.bytes": 2_000_000})
+class Writer:
+    """One idempotent producer for many writes (creating one per write costs a PID handshake)."""
 
-    def delivered(error, _message):
+    def __init__(self, topic: str, partitions: int | None = None):
+        self.topic = topic
+        self.partitions = partitions or kafka_admin.partition_count(topic)
+        self.failures: list = []
+        self.producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
+                                  "enable.idempotence": True, "message.max.bytes": 2_000_000})
+
+    def _delivered(self, error, _message) -> None:
         if error is not None:
-            failures.append(error)
+            self.failures.append(error)
 
-    for index, event in enumerate(events):
-        while True:
-            try:
-                producer.produce(topic, value=event.value, partition=(first_index + index) % partitions,
-                                 on_delivery=delivered)
-                break
-            except BufferError:
-                producer.poll(0.1)
-        producer.poll(0)
-    remaining = producer.flush(60)
-    if failures or remaining:
-        raise RuntimeError(f"{len(failures)} deliveries failed, {remaining} unsent: {failures[:3]}")
+    def write(self, events: list[Event], first_index: int = 0) -> None:
+        """Writes events round-robin (event i to partition (first_index + i) % partitions), in
+        order, and waits until all are acknowledged; raises if any delivery failed."""
+        for index, event in enumerate(events):
+            while True:
+                try:
+                    self.producer.produce(self.topic, value=event.value, on_delivery=self._delivered,
+                                          partition=(first_index + index) % self.partitions)
+                    break
+                except BufferError:
+                    self.producer.poll(0.1)
+            self.producer.poll(0)
+        remaining = self.producer.flush(60)
+        if self.failures or remaining:
+            raise RuntimeError(f"{len(self.failures)} deliveries failed, {remaining} unsent: {self.failures[:3]}")
+
+
+def produce(topic: str, events: list[Event], partitions: int | None = None) -> None:
+    """Writes events round-robin over the topic's partitions, in order (see Writer.write)."""
+    Writer(topic, partitions).write(events)
 
 
 def main() -> int:

@@ -115,6 +115,7 @@ class Driver:
         LOGS.mkdir(parents=True, exist_ok=True)
         self.log_path = LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log"
         full_env = {**os.environ, "JOB_NAME": job, "KAFKA_TOPIC": topic, "TRIGGER_INTERVAL": "1 second",
+                    "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(), "MYSQL_PORT": dotenv()["MYSQL_PORT"],
                     "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]", **(env or {})}
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job", *args], env=full_env,

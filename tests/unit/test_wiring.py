@@ -7,6 +7,7 @@ from app import faults
 from app.config import load_config
 from app.kafka_meta import client_options, source_options
 from app.parse import REJECT_LEVEL, REJECT_NULL, dead_letters_df
+from app.sink import connect_args
 
 SASL_ENV = {
     "KAFKA_BOOTSTRAP_SERVERS": "broker-1:9093,broker-2:9093",
@@ -37,6 +38,17 @@ def test_the_same_options_reach_the_metadata_client():
     assert options["security.protocol"] == "SASL_SSL"
     assert options["sasl.jaas.config"].startswith("org.apache.kafka.common.security.scram")
     assert options["bootstrap.servers"] == "broker-1:9093,broker-2:9093"
+
+
+def test_mysql_tls_options_reach_the_connection():
+    plain = connect_args(load_config([], {}))
+    assert not any(key.startswith("ssl") for key in plain)
+    env = {"MYSQL_SSL_CA": "/etc/mysql/ca.pem", "MYSQL_SSL_CERT": "/etc/mysql/client.pem",
+           "MYSQL_SSL_KEY": "/etc/mysql/client.key", "MYSQL_SSL_VERIFY_IDENTITY": "false"}
+    args = connect_args(load_config([], env))
+    assert (args["ssl_ca"], args["ssl_cert"], args["ssl_key"]) == ("/etc/mysql/ca.pem", "/etc/mysql/client.pem",
+                                                                   "/etc/mysql/client.key")
+    assert args["ssl_verify_cert"] is True and args["ssl_verify_identity"] is False
 
 
 def test_fault_hook_is_inert_by_default_and_fires_once_at_the_nth_time(monkeypatch):
