@@ -146,7 +146,13 @@ class Driver:
         self.process.wait(30)
 
 
-def caught_up(conn: pymysql.Connection, job: str, topic: str, driver: Driver):
+def catch_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver", what: str = "the job to catch up",
+             timeout: float = 240) -> None:
+    """Waits until the driver has committed everything the topic holds."""
+    wait_until(lambda: caught_up(conn, job, topic, driver), timeout, what)
+
+
+def caught_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver"):
     """True once the stored offsets equal the topic's end offsets; fails fast if the driver died."""
     if not driver.running():
         raise AssertionError(f"driver exited with {driver.process.returncode}:\n{driver.log()[-3000:]}")

@@ -8,7 +8,7 @@ import kafka_admin
 import produce
 import pytest
 
-from tests.support import Produced, caught_up, error_log, ledger, stored_offsets, unique, wait_until
+from tests.support import Produced, catch_up, error_log, ledger, stored_offsets, unique
 
 START = datetime(2033, 7, 1, 8, 0)
 SIGKILLED = 128 + 9
@@ -35,7 +35,7 @@ def test_crash_then_restart_is_exact(point, batches_stored, clean_error_log, mak
     assert error_log(admin) == produced.counts_below(stored)  # nothing half-committed
 
     restarted = start_driver(job, topic, env={"MAX_OFFSETS_PER_TRIGGER": "500"})
-    wait_until(lambda: caught_up(admin, job, topic, restarted), 240, "the restarted job to catch up")
+    catch_up(admin, job, topic, restarted, "the restarted job to catch up")
     assert error_log(admin) == produced.total()
     assert ledger(admin, job)[1] == 1500
     assert restarted.stop() == 0
@@ -52,7 +52,7 @@ def test_commit_with_unknown_outcome_is_resolved_in_the_driver(point, resolution
     produced = Produced(topic)
     produced.add(produce.generate(1500, seed=32, start=START, minutes=20))
     driver = start_driver(job, topic, env={"ERRORCOUNT_FAULT": point, "MAX_OFFSETS_PER_TRIGGER": "500"})
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
     assert resolution in driver.log()
     assert error_log(admin) == produced.total()
     batches = len(re.findall(r"batch \d+: records=", driver.log()))

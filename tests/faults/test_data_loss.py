@@ -8,7 +8,7 @@ import produce
 import pytest
 
 from app.errors import EXIT_DATA_LOSS
-from tests.support import Produced, caught_up, error_log, query, stored_offsets, unique, wait_until
+from tests.support import Produced, catch_up, error_log, query, stored_offsets, unique
 
 START = datetime(2036, 2, 29, 23, 50)
 pytestmark = pytest.mark.slow
@@ -20,7 +20,7 @@ def test_deleted_unread_records_stop_the_job_until_skipping_is_allowed(clean_err
     produced = Produced(topic)
     produced.add(produce.generate(400, seed=71, start=START, minutes=20))
     driver = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
     assert driver.stop() == 0
 
     produced.add(produce.generate(400, seed=72, start=START, minutes=20))
@@ -34,7 +34,7 @@ def test_deleted_unread_records_stop_the_job_until_skipping_is_allowed(clean_err
     assert stored_offsets(admin, job, topic) == stored  # nothing moved
 
     skipping = start_driver(job, topic, env={"ON_DATA_LOSS": "skip"})
-    wait_until(lambda: caught_up(admin, job, topic, skipping), 240, "the skipping job to catch up")
+    catch_up(admin, job, topic, skipping, "the skipping job to catch up")
     lost = {(0, o) for o in range(stored[0], stored[0] + 150)}
     assert error_log(admin) == produce.expected_counts([e for p, o, e in produced.placed if (p, o) not in lost])
     rows = query(admin, "SELECT kafka_partition, from_offset, to_offset FROM skipped_offsets WHERE job = %s", (job,))

@@ -7,7 +7,7 @@ import produce
 import pytest
 
 from app.errors import EXIT_FENCED
-from tests.support import caught_up, error_log, query, stored_offsets, unique, wait_until
+from tests.support import catch_up, error_log, query, stored_offsets, unique
 
 START = datetime(2032, 2, 28, 12, 0)
 pytestmark = pytest.mark.slow
@@ -19,7 +19,7 @@ def test_offsets_changed_behind_a_running_job_fence_it(clean_error_log, make_top
     first = produce.generate(1500, seed=21, start=START, minutes=10)
     produce.produce(topic, first)
     driver = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
     assert error_log(admin) == produce.expected_counts(first)
 
     # What a second instance would have done: committed a batch of partition 1 on its own.

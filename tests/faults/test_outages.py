@@ -8,7 +8,7 @@ import produce
 import pytest
 
 from app.errors import EXIT_UNAVAILABLE
-from tests.support import Produced, caught_up, error_log, ledger, service, stored_offsets, unique, wait_until
+from tests.support import Produced, catch_up, error_log, ledger, service, stored_offsets, unique, wait_until
 
 START = datetime(2034, 3, 3, 3, 0)
 OUTAGE_SECONDS = 30  # the length of the fault being simulated, not a synchronisation
@@ -25,7 +25,7 @@ def test_mysql_outage_is_retried_inside_the_running_driver(clean_error_log, make
     produced = Produced(topic)
     produced.add(produce.generate(1000, seed=41, start=START, minutes=10))
     driver = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
 
     service("mariadb.sh", "stop")
     try:
@@ -35,7 +35,7 @@ def test_mysql_outage_is_retried_inside_the_running_driver(clean_error_log, make
         assert driver.running()
     finally:
         service("mariadb.sh", "start")
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up after the outage")
+    catch_up(admin, job, topic, driver, "the job to catch up after the outage")
     assert error_log(admin) == produced.total()
     assert ledger(admin, job)[1] == 2000
     assert log_lines(driver, "epoch") == 1  # the same driver and query all along: no restart
@@ -48,7 +48,7 @@ def test_mysql_away_past_the_deadline_exits_unavailable(clean_error_log, make_to
     produced = Produced(topic)
     produced.add(produce.generate(500, seed=43, start=START, minutes=10))
     driver = start_driver(job, topic, env={"RETRY_SECONDS": "8"})
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
     service("mariadb.sh", "stop")
     try:
         produced.add(produce.generate(500, seed=44, start=START, minutes=10))
@@ -58,7 +58,7 @@ def test_mysql_away_past_the_deadline_exits_unavailable(clean_error_log, make_to
         service("mariadb.sh", "start")
     assert error_log(admin) == produced.counts_below(stored_offsets(admin, job, topic))
     restarted = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, restarted), 240, "the restarted job to catch up")
+    catch_up(admin, job, topic, restarted, "the restarted job to catch up")
     assert error_log(admin) == produced.total()
     assert restarted.stop() == 0
 
@@ -69,11 +69,11 @@ def test_kafka_broker_restart_mid_stream(clean_error_log, make_topic, start_driv
     produced = Produced(topic)
     produced.add(produce.generate(1000, seed=45, start=START, minutes=10))
     driver = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
     service("kafka.sh", "stop")
     service("kafka.sh", "start")
     produced.add(produce.generate(1000, seed=46, start=START, minutes=10))
-    wait_until(lambda: caught_up(admin, job, topic, driver), 300, "the job to catch up after the broker restart")
+    catch_up(admin, job, topic, driver, "the job to catch up after the broker restart", 300)
     assert error_log(admin) == produced.total()
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
     assert driver.stop() == 0

@@ -6,7 +6,7 @@ import kafka_admin
 import produce
 import pytest
 
-from tests.support import Produced, caught_up, error_log, ledger, unique, wait_until
+from tests.support import Produced, catch_up, error_log, ledger, unique
 
 START = datetime(2035, 6, 1, 12, 0)
 pytestmark = pytest.mark.slow
@@ -18,18 +18,18 @@ def test_new_partitions_are_counted_exactly_once(clean_error_log, make_topic, st
     produced = Produced(topic)
     produced.add(produce.generate(600, seed=61, start=START, minutes=5))
     driver = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
 
     kafka_admin.add_partitions(topic, 4)  # while running
     produced.add(produce.generate(800, seed=62, start=START, minutes=5))
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to pick up partitions 2 and 3")
+    catch_up(admin, job, topic, driver, "the job to pick up partitions 2 and 3")
     assert error_log(admin) == produced.total()
     assert driver.stop() == 0
 
     kafka_admin.add_partitions(topic, 6)  # while stopped
     produced.add(produce.generate(600, seed=63, start=START, minutes=5))
     restarted = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, restarted), 240, "the restarted job to catch up")
+    catch_up(admin, job, topic, restarted, "the restarted job to catch up")
     assert error_log(admin) == produced.total()
     assert ledger(admin, job)[1] == 2000  # every record, old and new partitions, exactly once
     assert restarted.stop() == 0

@@ -6,7 +6,7 @@ from collections import Counter
 import produce
 import pytest
 
-from tests.support import caught_up, error_log, ledger, query, unique, wait_until
+from tests.support import catch_up, error_log, ledger, query, unique
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +47,7 @@ def test_bad_records_are_rejected_kept_and_never_fail_a_batch(clean_error_log, m
     events = [produce.Event(value, minute, reason is not None) for value, reason, minute in RECORDS]
     produce.produce(topic, events, partitions=1)  # offsets are list indices
     driver = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
 
     assert error_log(admin) == dict(Counter(m for _v, _r, m in RECORDS if m))
     rows = query(admin, "SELECT kafka_offset, reason, raw_value FROM rejected_lines WHERE topic = %s "
@@ -64,7 +64,7 @@ def test_dead_letters_beyond_the_cap_are_only_counted(clean_error_log, make_topi
     topic, job = make_topic(partitions=1), unique("job")
     produce.produce(topic, [produce.Event(b"garbage %d" % i, None, True) for i in range(40)], partitions=1)
     driver = start_driver(job, topic, env={"DEAD_LETTER_LIMIT": "7"})
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
     kept = query(admin, "SELECT COUNT(*) FROM rejected_lines WHERE topic = %s", (topic,))[0][0]
     batches, records, _errors, rejected = ledger(admin, job)
     assert (records, rejected) == (40, 40)

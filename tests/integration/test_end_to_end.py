@@ -7,7 +7,7 @@ import kafka_admin
 import produce
 import pytest
 
-from tests.support import caught_up, error_log, stored_offsets, unique, wait_until
+from tests.support import catch_up, error_log, stored_offsets, unique
 
 START = datetime(2031, 5, 6, 23, 40)  # crosses midnight, so minute keys span two dates
 pytestmark = pytest.mark.slow
@@ -25,7 +25,7 @@ def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, s
 
     # Small batches, so offsets are committed many times per run.
     driver = start_driver(job, topic, env={"MAX_OFFSETS_PER_TRIGGER": "700"})
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the first run to catch up")
+    catch_up(admin, job, topic, driver, "the first run to catch up")
     assert error_log(admin) == produce.expected_counts(first)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
     assert driver.stop() == 0, driver.log()[-3000:]
@@ -35,7 +35,7 @@ def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, s
     second = produce.generate(2000, seed=12, start=START, minutes=40)  # the same minutes again
     produce.produce(topic, second)
     restarted = start_driver(job, topic)
-    wait_until(lambda: caught_up(admin, job, topic, restarted), 240, "the restarted run to catch up")
+    catch_up(admin, job, topic, restarted, "the restarted run to catch up")
     assert error_log(admin) == produce.expected_counts(first + second)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
     assert restarted.stop() == 0, restarted.log()[-3000:]

@@ -13,7 +13,7 @@ import pytest
 
 from app import sink
 from app.config import load_config
-from tests.support import ROOT, caught_up, dotenv, unique, wait_until
+from tests.support import ROOT, catch_up, dotenv, unique
 
 KAFKA_SECRET = "kafka-secret-Zq81"
 UI_PORT = 4057
@@ -53,7 +53,7 @@ def test_secrets_never_reach_argv_logs_or_the_spark_ui(clean_error_log, make_top
            "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={UI_PORT}"}
     produce.produce(topic, produce.generate(50, seed=81, start=datetime(2037, 1, 1), minutes=2))
     driver = start_driver(job, topic, env=env)
-    wait_until(lambda: caught_up(admin, job, topic, driver), 240, "the job to catch up")
+    catch_up(admin, job, topic, driver)
 
     cmdlines = all_cmdlines()
     assert "app/main.py" in cmdlines  # the driver is really there to be inspected
