@@ -3,7 +3,7 @@
 import kafka_admin
 import pytest
 
-from tests.support import Driver, admin_connect, query, unique
+from tests.support import Driver, Scenario, admin_connect, query, unique
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +49,11 @@ def start_driver():
     yield start
     for driver in drivers:
         driver.kill()
+
+
+@pytest.fixture
+def scenario(clean_error_log, make_topic, start_driver):
+    """scenario(partitions, start) -> a Scenario on a fresh topic and job name."""
+    def make(partitions: int, start) -> Scenario:
+        return Scenario(clean_error_log, make_topic(partitions), unique("job"), start, start_driver)
+    return make

@@ -6,6 +6,9 @@ import signal
 import subprocess
 import time
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import kafka_admin
@@ -157,3 +160,42 @@ def caught_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver"):
     if not driver.running():
         raise AssertionError(f"driver exited with {driver.process.returncode}:\n{driver.log()[-3000:]}")
     return stored_offsets(conn, job, topic) == kafka_admin.end_offsets(topic)
+
+
+@dataclass
+class Scenario:
+    """One fault test's world: a fresh topic, a fresh job name, what was written to the topic, and
+    short ways to start drivers and read the job's state back from MySQL."""
+
+    admin: pymysql.Connection
+    topic: str
+    job: str
+    start: datetime
+    launch: Callable[..., Driver]
+    produced: Produced = field(init=False)
+
+    def __post_init__(self):
+        self.produced = Produced(self.topic)
+
+    def write(self, count: int, seed: int, minutes: int = 10) -> None:
+        self.produced.add(produce.generate(count, seed=seed, start=self.start, minutes=minutes))
+
+    def driver(self, **kwargs) -> Driver:
+        return self.launch(self.job, self.topic, **kwargs)
+
+    def caught_up_driver(self, what: str = "the job to catch up", **kwargs) -> Driver:
+        driver = self.driver(**kwargs)
+        self.catch_up(driver, what)
+        return driver
+
+    def catch_up(self, driver: Driver, what: str = "the job to catch up") -> None:
+        catch_up(self.admin, self.job, self.topic, driver, what)
+
+    def counts(self) -> dict[str, int]:
+        return error_log(self.admin)
+
+    def offsets(self) -> dict[int, int]:
+        return stored_offsets(self.admin, self.job, self.topic)
+
+    def ledger(self) -> tuple[int, int, int, int]:
+        return ledger(self.admin, self.job)

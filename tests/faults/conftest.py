@@ -1,3 +1,3 @@
 """Fixtures for tests against the real Kafka and MariaDB."""
 
-from tests.services import admin, clean_error_log, make_topic, start_driver  # noqa: F401
+from tests.services import admin, clean_error_log, make_topic, scenario, start_driver  # noqa: F401
