@@ -21,50 +21,18 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
+import admin_db
 import kafka_admin
 import produce
-import pymysql
+from admin_db import error_log, ledger, stored_offsets
+from admin_db import query as rows
 
 ROOT = Path(__file__).resolve().parents[1]
 START = datetime(2040, 1, 1, 0, 0)
 
 
-def dotenv(key: str) -> str:
-    """A pinned setting from .env; the environment wins, as in scripts/lib.sh."""
-    values = dict(line.split("=", 1) for line in (ROOT / ".env").read_text().splitlines()
-                  if "=" in line and not line.startswith("#"))
-    return os.environ.get(key) or values[key]
-
-
 def mysql_port() -> str:
-    return dotenv("MYSQL_PORT")
-
-
-def admin() -> pymysql.Connection:
-    password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text().strip()
-    return pymysql.connect(host="127.0.0.1", port=int(mysql_port()), user="root", password=password,
-                           database=dotenv("MYSQL_DATABASE"), autocommit=True)
-
-
-def rows(conn, sql: str, args=()) -> list[tuple]:
-    with conn.cursor() as cursor:
-        cursor.execute(sql, args)
-        return list(cursor.fetchall())
-
-
-def error_log(conn) -> Counter:
-    return Counter({t.strftime("%Y-%m-%d %H:%M:00"): int(n) for t, n in rows(conn, "SELECT log_time, log_count FROM error_log")})
-
-
-def stored(conn, job: str, topic: str) -> dict[int, int]:
-    return {int(p): int(o) for p, o in rows(conn, "SELECT kafka_partition, next_offset FROM kafka_offsets "
-                                                  "WHERE job = %s AND topic = %s", (job, topic))}
-
-
-def ledger(conn, job: str) -> tuple[int, int, int]:
-    batches, records, rejected = rows(conn, "SELECT COUNT(*), COALESCE(SUM(records), 0), COALESCE(SUM(rejected), 0) "
-                                            "FROM ingest_batches WHERE job = %s", (job,))[0]
-    return int(batches), int(records), int(rejected)
+    return admin_db.dotenv()["MYSQL_PORT"]
 
 
 def lease_epoch(conn, job: str) -> int:
@@ -102,7 +70,7 @@ def produce_steadily(topic: str, events: list, partitions: int, rate: int, done:
 
 
 def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, log=print) -> dict:
-    conn = admin()
+    conn = admin_db.connect()
     stamp = time.strftime("%Y%m%d%H%M%S")
     topic, job = f"chaos-{stamp}", f"chaos-{stamp}"
     kafka_admin.create_topic(topic, partitions)
@@ -126,7 +94,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, lo
                 time.sleep(0.2)
         time.sleep(rng.uniform(0, 6))
         kill9(driver)
-        committed = sum(stored(conn, job, topic).values())
+        committed = sum(stored_offsets(conn, job, topic).values())
         log(f"kill {kill + 1}/{kills} at {time.monotonic() - began:.0f} s: {committed} records committed")
 
     produced.wait()
@@ -134,7 +102,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, lo
     final = start_driver(job, topic, log_path)
     restarts += 1
     end = kafka_admin.end_offsets(topic)
-    while lease_epoch(conn, job) == epoch or stored(conn, job, topic) != end:
+    while lease_epoch(conn, job) == epoch or stored_offsets(conn, job, topic) != end:
         if final.poll() is not None:
             raise RuntimeError(f"the final driver exited with {final.returncode}; see {log_path}")
         time.sleep(0.5)
@@ -144,12 +112,12 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, lo
 
     expected = Counter(produce.expected_counts(events))
     actual = error_log(conn) - before
-    batches, ledger_records, ledger_rejected = ledger(conn, job)
+    batches, ledger_records, _errors, ledger_rejected = ledger(conn, job)
     figures = {
         "lines": lines, "partitions": partitions, "kills": kills, "restarts": restarts,
         "error_lines": sum(expected.values()), "rejected_lines": sum(e.rejected for e in events),
         "lost": sum((expected - actual).values()), "doubled": sum((actual - expected).values()),
-        "offsets_exact": stored(conn, job, topic) == end, "ledger_batches": batches,
+        "offsets_exact": stored_offsets(conn, job, topic) == end, "ledger_batches": batches,
         "ledger_records": ledger_records, "ledger_rejected": ledger_rejected,
         "final_exit": final_rc, "wall_seconds": round(wall),
     }

@@ -1,0 +1,57 @@
+"""Admin-side MySQL access for the tests, make chaos and make bench: the operator's view of
+what the job stored (independent of the job's own sink code)."""
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pymysql
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def dotenv() -> dict[str, str]:
+    """The pinned settings of .env; the environment wins, as in scripts/lib.sh."""
+    values = {}
+    for line in (ROOT / ".env").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            values[key.strip()] = value.strip()
+    return {**values, **{k: os.environ[k] for k in values if k in os.environ}}
+
+
+def connect(database: str | None = None) -> pymysql.Connection:
+    """The admin account (root@127.0.0.1 of the local stack), autocommit."""
+    env = dotenv()
+    password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text(encoding="utf-8").strip()
+    return pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user="root", password=password,
+                           database=database or env["MYSQL_DATABASE"], autocommit=True)
+
+
+def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:
+    try:
+        conn.ping()
+    except pymysql.err.Error:
+        conn.connect()  # fault tests restart MariaDB under this connection
+    with conn.cursor() as cursor:
+        cursor.execute(sql, args)
+        return list(cursor.fetchall())
+
+
+def error_log(conn: pymysql.Connection) -> Counter:
+    """error_log as {'YYYY-MM-DD HH:MM:00': count}."""
+    return Counter({t.strftime("%Y-%m-%d %H:%M:00"): int(n)
+                    for t, n in query(conn, "SELECT log_time, log_count FROM error_log")})
+
+
+def stored_offsets(conn: pymysql.Connection, job: str, topic: str) -> dict[int, int]:
+    rows = query(conn, "SELECT kafka_partition, next_offset FROM kafka_offsets WHERE job = %s AND topic = %s",
+                 (job, topic))
+    return {int(p): int(o) for p, o in rows}
+
+
+def ledger(conn: pymysql.Connection, job: str) -> tuple[int, int, int, int]:
+    """(batches, records, error lines, rejected) summed over the job's ledger."""
+    row = query(conn, "SELECT COUNT(*), COALESCE(SUM(records), 0), COALESCE(SUM(error_lines), 0), "
+                      "COALESCE(SUM(rejected), 0) FROM ingest_batches WHERE job = %s", (job,))[0]
+    return tuple(int(v) for v in row)
