@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: help venv jars up down status topic run produce counts test test-unit test-integration \
-        test-faults chaos lint compose-check schema clean
+        test-faults chaos bench lint compose-check schema clean
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
@@ -52,7 +52,7 @@ counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
 	@$(PY) scripts/counts.py
 
 lint: venv ## Lint Python code with ruff
-	$(VENV)/bin/ruff check app tests scripts
+	$(VENV)/bin/ruff check app tests scripts bench
 
 compose-check: ## Validate docker-compose.yml with docker-compose config
 	@scripts/stack.sh compose-check
@@ -68,6 +68,9 @@ test-faults: up ## Fault tests (crashes, outages, zombies, data loss) against th
 
 chaos: up ## Kill -9 the driver >= 20 times under a steady producer; exact or fail; writes docs/RELIABILITY.md
 	$(PY) scripts/chaos.py --report docs/RELIABILITY.md
+
+bench: jars up ## Measure the job against Kafka's read ceiling and the alternatives (BENCH_LINES=5000000); writes bench/
+	$(PY) -m bench
 
 test: venv jars lint compose-check up ## Everything CI runs: lint, compose check, unit, integration, faults
 	$(PY) -m pytest tests

@@ -3,21 +3,25 @@
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pyspark.sql import DataFrame, Row
+from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
+
+from app.columns import once_per_app
+
+
+@once_per_app
+def _summary_columns() -> tuple[list[Column], list[Column]]:
+    keys = [F.col("partition"), F.when(F.col("is_error"), F.col("minute")).alias("error_minute")]
+    return keys, [F.count(F.lit(1)).alias("records"), F.count("reject_reason").alias("rejected"),
+                  F.min("offset").alias("min_offset"), F.max("offset").alias("max_offset")]
 
 
 def batch_summary_df(classified: DataFrame) -> DataFrame:
     """In: classify_lines_df output (partition, offset, minute, is_error, reject_reason).
     Out: partition, error_minute (epoch minute of ERROR rows, null for all other rows),
     records, rejected, min_offset, max_offset. At most partitions x (ERROR minutes + 1) rows."""
-    error_minute = F.when(F.col("is_error"), F.col("minute")).alias("error_minute")
-    return (classified
-            .groupBy("partition", error_minute)
-            .agg(F.count(F.lit(1)).alias("records"),
-                 F.count("reject_reason").alias("rejected"),
-                 F.min("offset").alias("min_offset"),
-                 F.max("offset").alias("max_offset"))
+    keys, aggregates = _summary_columns()
+    return (classified.groupBy(*keys).agg(*aggregates)
             .select("partition", "error_minute", "records", "rejected", "min_offset", "max_offset"))
 
 

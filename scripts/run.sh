@@ -47,8 +47,10 @@ run_job() {
   export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}  # local mode: no need to look for a LAN address
   # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (word-split).
   local extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
+  # APP_MAIN: another driver script (make bench runs its naive UDF variant this way).
+  local main=${APP_MAIN:-$ROOT/app/main.py}
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
-                --jars "$jars" "${extra[@]}" "$ROOT/app/main.py" --config "$CONFIG" "$@")
+                --jars "$jars" "${extra[@]}" "$main" --config "$CONFIG" "$@")
   # A terminal's Ctrl-C would hit the JVM too and stop Spark under the batch. Instead the JVM
   # runs in its own session and the signal goes to the Python driver only, which stops at a
   # batch boundary (a second Ctrl-C exits at once). Non-interactive callers (tests) keep one
@@ -56,7 +58,7 @@ run_job() {
   if [ -t 0 ]; then setsid "${submit[@]}" & else "${submit[@]}" & fi
   local pid=$! rc=0
   forward() {
-    local driver; driver=$(pgrep -P "$pid" -f "app/main.py" | head -n 1 || true)
+    local driver; driver=$(pgrep -P "$pid" -f "$(basename "$main")" | head -n 1 || true)
     kill -TERM "${driver:-$pid}" 2>/dev/null || true
   }
   trap forward INT TERM

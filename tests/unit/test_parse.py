@@ -38,6 +38,8 @@ CASES = [
     (b" \t2024-01-01 10:00:00 ERROR x \t\r\nnext line", (2024, 1, 1, 10, 0), True, None),
     (b"2024-01-01 10:00:00 ERROR\n2024-01-01 11:00:00 INFO", (2024, 1, 1, 10, 0), True, None),
     (b"2024-01-01 10:00:00\t\tERROR \xff\xfe bytes", (2024, 1, 1, 10, 0), True, None),
+    (b"2024-01-01 10:00:00 ERROR " + b"long message " * 20000, (2024, 1, 1, 10, 0), True, None),
+    (b"2024-01-01 10:00:00" + b" " * 5000 + b"ERROR", (2024, 1, 1, 10, 0), True, None),
     # range edges: 1000-01-01 00:00 .. 9999-12-31 23:59 after conversion to UTC
     (b"1000-01-01 00:00:00 ERROR", (1000, 1, 1, 0, 0), True, None),
     (b"9999-12-31 23:59:59 ERROR", (9999, 12, 31, 23, 59), True, None),

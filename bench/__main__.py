@@ -1,0 +1,116 @@
+"""make bench: the job against Kafka's read ceiling, a pure-Python consumer and a naive UDF job,
+on one preloaded topic, then steady-state latency and a soak; every variant checked exact.
+
+    python -m bench [--lines N] [--partitions 4] [--only a,b,c,d,e,f] [--out bench]
+
+Needs the stack up (make up). A full run writes bench/results.json and bench/RESULTS.md;
+a partial one (--only) writes to .local/bench/. The three ratios are printed last."""
+
+import argparse
+import os
+import platform
+import re
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+import admin_db  # noqa: E402  (scripts/)
+import pyspark  # noqa: E402
+
+from bench import corpus, phases, report, steady  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PHASES = "abcdefp"
+DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
+
+
+def log(message: str) -> None:
+    print(f"[bench {datetime.now(UTC):%H:%M:%S}] {message}", flush=True)
+
+
+def conf_value(key: str) -> str:
+    """The job's configured value (environment, else conf/errorcount.conf), as scripts/run.sh reads it."""
+    if os.environ.get(key):
+        return os.environ[key]
+    text = (ROOT / "conf" / "errorcount.conf").read_text()
+    return re.findall(rf"^\s*{key}\s*=\s*(.*?)\s*$", text, re.MULTILINE)[-1]
+
+
+def interval_seconds(text: str) -> float:
+    number, unit = text.split()
+    return int(number) * {"m": 0.001 if unit.startswith("milli") else 60}.get(unit[0], 1)
+
+
+def machine() -> str:
+    cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
+    cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "?")
+    meminfo = Path("/proc/meminfo").read_text().splitlines()
+    memory = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal"))
+    conn = admin_db.connect("mysql")
+    server = admin_db.query(conn, "SELECT VERSION()")[0][0]
+    return (f"{os.cpu_count()} cores ({cpu}), {memory / 2**20:.0f} GiB, {platform.platform(terse=True)}; "
+            f"Spark {pyspark.__version__} local[*], Kafka {admin_db.dotenv()['KAFKA_VERSION']} and MySQL-compatible "
+            f"{server} on the same host; Python {platform.python_version()}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=int(os.environ.get("BENCH_LINES", DEFAULT_LINES)))
+    parser.add_argument("--partitions", type=int, default=int(os.environ.get("BENCH_PARTITIONS", 4)))
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--minutes", type=int, default=180, help="corpus time span")
+    parser.add_argument("--only", default=PHASES, help="phases to run, e.g. 'ab'")
+    parser.add_argument("--steady-seconds", type=float, default=60)
+    parser.add_argument("--soak-batches", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    out = args.out or (ROOT / "bench" if set(args.only) >= set(PHASES) else ROOT / ".local" / "bench")
+    run_dir = ROOT / ".local" / "bench" / f"run-{datetime.now(UTC):%Y%m%dT%H%M%S}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    phases.prepare_database()
+    data = corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log)
+    results: dict = {"meta": {
+        "date": f"{datetime.now(UTC):%Y-%m-%d}", "machine": machine(), "lines": args.lines, "topic": data.topic,
+        "partitions": args.partitions, "error_lines": sum(data.expected.values()), "rejected": data.rejected,
+        "command": "make bench" + (f" BENCH_LINES={args.lines}" if args.lines != DEFAULT_LINES else ""),
+        "trigger_interval": conf_value("TRIGGER_INTERVAL"),
+        "max_offsets_per_trigger": conf_value("MAX_OFFSETS_PER_TRIGGER"), "logs": str(run_dir)}}
+    steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
+             ("b", "b_job", "(b) the job, catch-up", lambda: phases.spark_catch_up(data, run_dir, "b-job")),
+             ("c", "c_python", "(c) pure-Python consumer", lambda: phases.python_consumer(data, run_dir)),
+             ("d", "d_naive_udf", "(d) naive UDF job",
+              lambda: phases.spark_catch_up(data, run_dir, "d-naive-udf", "bench/naive_job.py")),
+             ("e", "e_steady", "(e) steady state", lambda: steady_phase(results, args, run_dir)),
+             ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
+             ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000))]
+    for letter, key, title, run in steps:
+        if letter in args.only:
+            log(f"{title} ...")
+            results[key] = run()
+            log(f"{title}: " + (f"{results[key]['records_per_s']:,.0f} records/s" if "records_per_s" in results[key]
+                                else "done"))
+    results["meta"]["bench_minutes"] = (time.monotonic() - started) / 60
+    report.write(results, out)
+    print(report.markdown(results))
+    log(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}; logs in {run_dir}")
+    print(report.ratios_text(results))
+    return 0
+
+
+def steady_phase(results: dict, args, run_dir: Path) -> dict:
+    job_rate = results.get("b_job", {}).get("records_per_s") or float(os.environ.get("BENCH_STEADY_RATE", 20000)) * 2
+    trigger = conf_value("TRIGGER_INTERVAL")
+    figures = steady.steady_state(args.partitions, job_rate / 2, args.steady_seconds, run_dir, TRIGGER_INTERVAL=trigger)
+    return {**figures, "trigger_interval_s": interval_seconds(trigger), "warm_up_s": steady.WARM_UP_S}
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except phases.BenchError as error:
+        log(f"FAILED: {error}")
+        sys.exit(1)

@@ -1,0 +1,28 @@
+"""(d) The naive PySpark job: the same driver, source, aggregation and MySQL transaction as
+app/main.py, but the parse is a Python UDF (bench/pyparse.py), as a user might first write it.
+Every row then travels JVM -> Python worker -> JVM. Run by the bench via scripts/run.sh (APP_MAIN)."""
+
+import sys
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from app import batch
+from app import main as app_main
+from bench import pyparse
+
+PARSED = T.StructType([T.StructField("minute", T.LongType()), T.StructField("is_error", T.BooleanType()),
+                       T.StructField("reject_reason", T.StringType())])
+classify_udf = F.udf(pyparse.classify, PARSED)
+
+
+def classify_lines_udf_df(df: DataFrame) -> DataFrame:
+    """In: Kafka rows. Out: partition, offset, minute, is_error, reject_reason (as classify_lines_df)."""
+    return (df.select("partition", "offset", classify_udf("value").alias("parsed"))
+            .select("partition", "offset", "parsed.minute", "parsed.is_error", "parsed.reject_reason"))
+
+
+if __name__ == "__main__":
+    batch.classify_lines_df = classify_lines_udf_df
+    sys.exit(app_main.main())

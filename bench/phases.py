@@ -1,0 +1,165 @@
+"""The bench's measurements, one function per variant. Each returns a dict of figures and
+raises BenchError when a variant's results are not exactly the expected ones."""
+
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import admin_db
+import kafka_admin
+
+from bench import procs
+from bench.corpus import Corpus
+
+ROOT = procs.ROOT
+DATABASE = "errorcount_bench"
+TABLES = ("error_log", "kafka_offsets", "job_leases", "ingest_batches", "rejected_lines", "skipped_offsets")
+
+
+class BenchError(Exception):
+    """A variant failed or produced results that differ from the expectation."""
+
+
+def prepare_database() -> None:
+    """A database of its own, so the bench never touches the job's real error_log."""
+    conn = admin_db.connect("mysql")
+    admin_db.query(conn, f"CREATE DATABASE IF NOT EXISTS {DATABASE}")
+    admin_db.query(conn, f"USE {DATABASE}")
+    schema = re.sub(r"--[^\n]*", "", (ROOT / "sql" / "schema.sql").read_text())  # comments may hold ';'
+    for statement in filter(str.strip, schema.split(";")):
+        admin_db.query(conn, statement)
+    admin_db.query(conn, f"GRANT SELECT, INSERT, UPDATE ON {DATABASE}.* TO %s@'%%'", (admin_db.dotenv()["MYSQL_USER"],))
+    conn.close()
+
+
+def reset() -> "admin_db.pymysql.Connection":
+    conn = admin_db.connect(DATABASE)
+    for table in TABLES:
+        admin_db.query(conn, f"DELETE FROM {table}")
+    return conn
+
+
+def job_env(job: str, topic: str, **extra: str) -> dict[str, str]:
+    env = admin_db.dotenv()
+    return {"JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
+            "MYSQL_PORT": env["MYSQL_PORT"], "MYSQL_DATABASE": DATABASE, "RUN_CREATE_TOPIC": "0",
+            "MYSQL_PASSWORD_FILE": str(ROOT / ".local" / "secrets" / "mysql_password"),
+            "TZ": "Asia/Kolkata", "PYTHONPATH": str(ROOT), **extra}
+
+
+def wait_until(condition, timeout: float, what: str, check=lambda: None, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        check()
+        if time.monotonic() > deadline:
+            raise BenchError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+    return value
+
+
+def check_exact(conn, job: str, topic: str, corpus_expected: dict[str, int], records: int, what: str) -> None:
+    counts = admin_db.error_log(conn)
+    if counts != corpus_expected:
+        diff = {k: (counts.get(k, 0), corpus_expected.get(k, 0)) for k in set(counts) | set(corpus_expected)
+                if counts.get(k, 0) != corpus_expected.get(k, 0)}
+        raise BenchError(f"{what}: error_log differs from the expected counts in {len(diff)} minutes "
+                         f"(got, expected): {dict(list(diff.items())[:5])}")
+    ledger = admin_db.ledger(conn, job)
+    if ledger[1] != records:
+        raise BenchError(f"{what}: ledger counts {ledger[1]} records, the topic holds {records}")
+
+
+def read_ceiling(corpus: Corpus, log_dir: Path) -> dict:
+    """(a) Kafka's ConsumerPerformance on the corpus topic: best of two runs (page cache warm)."""
+    lib = subprocess.run([str(ROOT / "scripts" / "jars.sh"), "kafka"], check=True, capture_output=True,
+                         text=True).stdout.strip()
+    runs = []
+    for attempt in range(2):
+        out = subprocess.run(["java", "-Xmx512m", "-cp", f"{lib}/*", "org.apache.kafka.tools.ConsumerPerformance",
+                              "--bootstrap-server", kafka_admin.bootstrap(), "--topic", corpus.topic,
+                              "--messages", str(corpus.lines), "--timeout", "120000",
+                              "--group", f"bench-perf-{os.getpid()}-{attempt}"],
+                             check=True, capture_output=True, text=True, timeout=300).stdout
+        (log_dir / f"a-consumer-perf-{attempt}.log").write_text(out)
+        header, values = [line for line in out.splitlines() if re.match(r"^(start\.time|\d{4}-)", line)][-2:]
+        row = dict(zip([h.strip() for h in header.split(",")], [v.strip() for v in values.split(",")], strict=True))
+        runs.append({"records_per_s": float(row["nMsg.sec"]), "fetch_records_per_s": float(row["fetch.nMsg.sec"]),
+                     "mb_per_s": float(row["MB.sec"]), "records": int(row["data.consumed.in.nMsg"])})
+    best = max(runs, key=lambda r: r["records_per_s"])
+    if best["records"] < corpus.lines:
+        raise BenchError(f"ConsumerPerformance read {best['records']} of {corpus.lines} records")
+    return {**best, "runs": runs}
+
+
+def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "app/main.py", **env: str) -> dict:
+    """(b) or (d): a fresh job reads the whole topic; figures from its batch log lines."""
+    conn = reset()
+    job = f"bench-{name}"
+    ends = kafka_admin.end_offsets(corpus.topic)
+    driver = procs.Driver(log_dir / f"{name}.log", job_env(job, corpus.topic, **env), app_main)
+    try:
+        wait_until(lambda: admin_db.stored_offsets(conn, job, corpus.topic) == ends, 3600,
+                   f"{name} to catch up", driver.check_alive)
+    finally:
+        rc = driver.stop()
+    samples = driver.rss.samples
+    check_exact(conn, job, corpus.topic, corpus.expected, corpus.lines, name)
+    batches = procs.batch_logs(driver.log())
+    if sum(b.records for b in batches) != corpus.lines:
+        raise BenchError(f"{name}: the driver log accounts for {sum(b.records for b in batches)} records")
+    first_start = batches[0].done - batches[0].batch_ms / 1000
+    seconds = batches[-1].done - first_start
+    return {"records_per_s": corpus.lines / seconds, "catch_up_s": seconds,
+            "startup_s": first_start - driver.launched, "batches": len(batches),
+            "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches),
+            "mean_commit_ms": sum(b.commit_ms for b in batches) / len(batches),
+            "mean_count_ms": sum(b.count_ms for b in batches) / len(batches),
+            "mean_dead_letters_ms": sum(b.dead_letters_ms for b in batches) / len(batches),
+            "first_batch_ms": batches[0].batch_ms, "exit_code": rc,
+            # Spark's own work between batches: offsets, planning, the checkpoint's write-ahead log.
+            "mean_between_batches_ms": (seconds * 1000 - sum(b.batch_ms for b in batches)) / max(1, len(batches) - 1),
+            "peak_rss_mb": rss_peaks(samples), "error_log_exact": True}
+
+
+def rss_peaks(samples: list[tuple[float, float, float]]) -> dict:
+    return {"jvm": max((s[1] for s in samples), default=0.0), "python": max((s[2] for s in samples), default=0.0)}
+
+
+def python_consumer(corpus: Corpus, log_dir: Path) -> dict:
+    """(c) bench/pyconsumer.py in its own process, from the offsets in MySQL to the end offsets."""
+    conn = reset()
+    job = "bench-python"
+    ends = kafka_admin.end_offsets(corpus.topic)
+    env = {**os.environ, **job_env(job, corpus.topic)}
+    with open(log_dir / "c-python.log", "wb") as log:
+        process = subprocess.Popen([str(ROOT / ".venv" / "bin" / "python"), "-m", "bench.pyconsumer", "--until",
+                                    json.dumps(ends)], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=log)
+        sampler = procs.RssSampler(process.pid, "bench.pyconsumer").start()
+        out, _ = process.communicate(timeout=3600)
+    samples = sampler.stop()
+    if process.returncode != 0:
+        raise BenchError(f"bench.pyconsumer exited with {process.returncode}: see {log_dir / 'c-python.log'}")
+    check_exact(conn, job, corpus.topic, corpus.expected, corpus.lines, "python consumer")
+    timing = json.loads(out.decode().strip().splitlines()[-1])
+    seconds = timing["done"] - timing["first_record"]
+    return {"records_per_s": corpus.lines / seconds, "catch_up_s": seconds,
+            "startup_s": timing["first_record"] - timing["started"], "batches": timing["batches"],
+            "mean_commit_ms": sum(timing["commit_ms"]) / len(timing["commit_ms"]),
+            "peak_rss_mb": max((s[1] + s[2] for s in samples), default=0.0), "error_log_exact": True}
+
+
+def profile(corpus: Corpus, log_dir: Path, records: int) -> dict:
+    """Per-step cost of the job's transforms (bench/profile_job.py in a spark-submit driver)."""
+    env = job_env("bench-profile", corpus.topic, BENCH_PROFILE_RECORDS=str(min(records, corpus.lines)),
+                  BENCH_PARTITIONS=str(corpus.partitions))
+    driver = procs.Driver(log_dir / "p-profile.log", env, "bench/profile_job.py")
+    if driver.process.wait(1800) != 0:
+        raise BenchError(f"the profile driver failed: see {driver.log_path}")
+    driver.rss.stop()
+    found = re.findall(r"^PROFILE (.*)$", driver.log(), re.MULTILINE)
+    if not found:
+        raise BenchError(f"the profile driver printed no PROFILE line: see {driver.log_path}")
+    return json.loads(found[-1])

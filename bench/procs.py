@@ -1,0 +1,139 @@
+"""Processes under measurement: spark-submit drivers started through scripts/run.sh, the
+pure-Python consumer, a resident-memory sampler, and the job's batch log lines."""
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BATCH_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO errorcount\.batch: batch (\d+): records=(\d+) "
+                        r".* count_ms=(\d+) dead_letters_ms=(\d+) commit_ms=(\d+) batch_ms=(\d+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class BatchLog:
+    """One committed batch as the driver logged it: end time (epoch s), records, and how long
+    its Spark count job, dead-letter job, MySQL commit and the whole batch took (ms)."""
+
+    done: float
+    records: int
+    count_ms: int
+    dead_letters_ms: int
+    commit_ms: int
+    batch_ms: int
+
+
+def batch_logs(text: str) -> list[BatchLog]:
+    """The driver's 'batch N: records=... commit_ms=... batch_ms=...' lines (log times are UTC)."""
+    found = []
+    for stamp, _batch, *figures in BATCH_LINE.findall(text):
+        done = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=UTC).timestamp()
+        found.append(BatchLog(done, *(int(f) for f in figures)))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as raw:
+            return raw.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@dataclass
+class RssSampler:
+    """Samples, every `interval` s, the RSS of the driver JVM and of the Python driver process
+    (the python process whose command line names `script`) below `pid`."""
+
+    pid: int
+    script: str
+    interval: float = 0.5
+    samples: list[tuple[float, float, float]] = field(default_factory=list)  # (time, jvm MB, python MB)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> "RssSampler":
+        threading.Thread(target=self._run, daemon=True).start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            jvm = python = 0.0
+            for pid in descendants(self.pid) + [self.pid]:
+                line = cmdline(pid)
+                if line.startswith("java ") or "/bin/java " in line:
+                    jvm += rss_mb(pid)
+                elif self.script in line and "python" in line:
+                    python += rss_mb(pid)
+            self.samples.append((time.time(), jvm, python))
+
+    def stop(self) -> list[tuple[float, float, float]]:
+        self._stop.set()
+        return self.samples
+
+
+class Driver:
+    """One spark-submit driver via scripts/run.sh (APP_MAIN picks the script), its log in a file."""
+
+    def __init__(self, log_path: Path, env: dict[str, str], app_main: str = "app/main.py"):
+        self.log_path = log_path
+        self.app_main = app_main
+        self.launched = time.time()
+        with open(log_path, "wb") as log:
+            self.process = subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job"],
+                                            env={**os.environ, **env, "APP_MAIN": str(ROOT / app_main)},
+                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        self.rss = RssSampler(self.process.pid, os.path.basename(app_main)).start()
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def check_alive(self) -> None:
+        if self.process.poll() is not None:
+            raise RuntimeError(f"driver exited with {self.process.returncode}; log {self.log_path}:\n{self.log()[-2000:]}")
+
+    def stop(self, timeout: float = 120) -> int:
+        """A graceful stop (SIGTERM through run.sh: the driver stops at a batch boundary)."""
+        self.rss.stop()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            return self.process.wait(30)

@@ -1,0 +1,62 @@
+"""Where a batch's time goes, per record: the job's transforms applied one after another to
+the same range of the corpus topic as plain batch reads, each timed warm (best of 3 after one
+warm-up run). Run by `make bench` through scripts/run.sh (APP_MAIN); prints one PROFILE line."""
+
+import json
+import os
+import sys
+import time
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from app.aggregate import batch_summary_df
+from app.parse import classify_lines_df, dead_letters_df, fields_df, with_first_line
+
+
+def timed(action, runs: int = 3) -> float:
+    action()  # warm-up: code generation and JIT
+    best = float("inf")
+    for _ in range(runs):
+        started = time.monotonic()
+        action()
+        best = min(best, time.monotonic() - started)
+    return best
+
+
+def main() -> int:
+    topic, records = os.environ["KAFKA_TOPIC"], int(os.environ["BENCH_PROFILE_RECORDS"])
+    spark = SparkSession.builder.appName("errorcount-bench-profile").getOrCreate()
+    partitions = int(os.environ["BENCH_PARTITIONS"])
+    ends = {topic: {str(p): records // partitions for p in range(partitions)}}
+    source = (spark.read.format("kafka").option("kafka.bootstrap.servers", os.environ["KAFKA_BOOTSTRAP_SERVERS"])
+              .option("subscribe", topic).option("startingOffsets", "earliest")
+              .option("endingOffsets", json.dumps(ends)).option("kafka.max.poll.records", "10000").load()
+              .select("partition", "offset", "value"))
+    count = records // partitions * partitions
+
+    def consume(df: DataFrame) -> None:
+        df.agg(*[F.max(F.length(c) if c in ("value", "line", "first") else c).alias(f"c{i}")
+                 for i, c in enumerate(df.columns)]).collect()
+
+    steps = [("Kafka read (Spark source)", lambda: consume(source)),
+             ("+ decode, first line", lambda: consume(source.transform(with_first_line))),
+             ("+ regex match, fields, minute", lambda: consume(source.transform(fields_df).drop("value", "line"))),
+             ("+ reject reasons (classify_lines_df)", lambda: consume(source.transform(classify_lines_df))),
+             ("+ aggregate and collect (the job's count job)",
+              lambda: source.transform(classify_lines_df).transform(batch_summary_df).collect()),
+             ("dead-letter job (capped at 1000)", lambda: source.transform(lambda d: dead_letters_df(d, 1000)).collect())]
+    result = []
+    for name, action in steps:
+        seconds = timed(action)
+        result.append({"step": name, "seconds": seconds, "records_per_s": count / seconds,
+                       "core_us_per_record": seconds * 1e6 * spark.sparkContext.defaultParallelism / count})
+        print(f"profile: {name}: {seconds:.2f} s", file=sys.stderr, flush=True)
+    print("PROFILE " + json.dumps({"records": count, "cores": spark.sparkContext.defaultParallelism, "steps": result}),
+          flush=True)
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

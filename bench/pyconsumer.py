@@ -1,0 +1,89 @@
+"""(c) What a user would write instead of the Spark job: one Python process with confluent-kafka,
+the same parsing contract (bench/pyparse.py) and the same MySQL transaction per batch as the job
+(app/sink.commit_batch: lease check, counts upsert, offsets, ledger row).
+
+    python -m bench.pyconsumer --until '{"0": 500000, ...}'    (config from the environment)
+
+Reads from the offsets stored in MySQL, commits every --batch records (or when caught up),
+exits when the stored offsets reach --until; prints one JSON line of timings on stdout."""
+
+import argparse
+import json
+import os
+import socket
+import sys
+import time
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
+
+from app import offsets, sink
+from app.config import load_config
+from bench import pyparse
+
+
+def parse_batch(messages, summary: dict) -> None:
+    """Folds consumed messages into the running batch: counts, per-minute ERRORs, offset ranges."""
+    counts, ranges = summary["minute_counts"], summary["ranges"]
+    for message in messages:
+        if message.error():
+            if message.error().code() != KafkaError._PARTITION_EOF:
+                raise RuntimeError(f"Kafka: {message.error()}")
+            continue
+        minute, is_error, reason = pyparse.classify(message.value())
+        summary["records"] += 1
+        if reason is not None:
+            summary["rejected"] += 1
+        elif is_error:
+            summary["errors"] += 1
+            counts[minute] = counts.get(minute, 0) + 1
+        partition, offset = message.partition(), message.offset()
+        low, high = ranges.get(partition, (offset, offset))
+        ranges[partition] = (min(low, offset), max(high, offset))
+
+
+def empty() -> dict:
+    return {"records": 0, "errors": 0, "rejected": 0, "minute_counts": {}, "ranges": {}}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--until", required=True, help="end offsets as JSON {partition: next offset}")
+    parser.add_argument("--batch", type=int, default=500000, help="records per MySQL transaction")
+    args = parser.parse_args()
+    until = {int(p): o for p, o in json.loads(args.until).items()}
+    cfg = load_config([], os.environ)
+    conn = sink.connect(cfg)
+    epoch = sink.acquire_lease(conn, cfg.job_name, f"{socket.gethostname()} pid {os.getpid()} bench.pyconsumer")
+    stored = sink.load_offsets(conn, cfg.job_name, cfg.kafka_topic)
+    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap_servers, "group.id": cfg.job_name,
+                         "enable.auto.commit": False, "enable.partition.eof": True})
+    consumer.assign([TopicPartition(cfg.kafka_topic, p, stored.get(p, OFFSET_BEGINNING)) for p in sorted(until)])
+    started = first = None
+    commit_ms: list[float] = []
+    summary = empty()
+    started = time.time()
+    while stored != until:
+        messages = consumer.consume(num_messages=10000, timeout=1.0)
+        if first is None and messages:
+            first = time.time()
+        parse_batch(messages, summary)
+        caught_up = offsets.advance(stored, summary["ranges"]) == until
+        if summary["records"] >= args.batch or (caught_up and summary["records"]):
+            after = offsets.advance(stored, summary["ranges"])
+            write = sink.BatchWrite(offsets_before=stored, offsets_after=after, records=summary["records"],
+                                    errors=summary["errors"], rejected=summary["rejected"],
+                                    minute_counts=summary["minute_counts"])
+            begin = time.monotonic()
+            sink.commit_batch(conn, cfg.job_name, cfg.kafka_topic, epoch, write)
+            commit_ms.append((time.monotonic() - begin) * 1000)
+            stored, summary = after, empty()
+    done = time.time()
+    consumer.close()
+    conn.close()
+    print(json.dumps({"started": started, "first_record": first, "done": done, "batches": len(commit_ms),
+                      "commit_ms": commit_ms}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""bench/results.json and bench/RESULTS.md from one run's figures, and the goals they meet."""
+
+import json
+from pathlib import Path
+
+
+def ratio(results: dict, top: str, bottom: str) -> float | None:
+    a, b = results.get(top), results.get(bottom)
+    return a["records_per_s"] / b["records_per_s"] if a and b else None
+
+
+def goals(results: dict) -> list[tuple[str, str, bool | None]]:
+    """(goal, measured, met?) for each goal of the bench."""
+    def fmt(value, unit=""):
+        return "n/a" if value is None else f"{value:.2f}{unit}"
+
+    found = []
+    for bottom, need, label in (("a_ceiling", 0.6, "(b) >= 0.6 x (a)"), ("c_python", 3, "(b) >= 3 x (c)"),
+                                ("d_naive_udf", 5, "(b) >= 5 x (d)")):
+        value = ratio(results, "b_job", bottom)
+        found.append((label, fmt(value, " x"), None if value is None else value >= need))
+    steady, soak = results.get("e_steady"), results.get("f_soak")
+    if steady:
+        limit = steady["trigger_interval_s"] + 1
+        p99 = steady["latency_s"]["p99"]
+        found.append((f"p99 latency at 50 % load <= trigger + 1 s ({limit:g} s)", fmt(p99, " s"), p99 <= limit))
+    if soak:
+        cycle = soak["batch_cycle_ms"]["p50"]
+        found.append(("empty-batch overhead <= 150 ms", fmt(cycle, " ms"), cycle <= 150))
+        slope = soak["rss"]["slope_mb_per_100_batches"]
+        found.append((f"driver RSS flat over {soak['batches']} batches (slope within ±5 MB per 100 batches)",
+                      fmt(slope, " MB/100 batches"), None if slope is None else abs(slope) < 5))
+    return found
+
+
+def row(name: str, figures: dict | None, job_rate: float | None) -> str:
+    if not figures:
+        return f"| {name} | not run | | | | | |"
+    rate = figures["records_per_s"]
+    versus = f"{job_rate / rate:.2f} x" if job_rate else ""
+    rss = figures.get("peak_rss_mb")
+    rss = f"{rss['jvm'] + rss['python']:.0f}" if isinstance(rss, dict) else (f"{rss:.0f}" if rss else "")
+    cell = lambda key, fmt: fmt.format(figures[key]) if figures.get(key) is not None else ""  # noqa: E731
+    return (f"| {name} | {rate:,.0f} | {versus} | {cell('startup_s', '{:.1f}')} | {cell('batches', '{}')} | "
+            f"{cell('mean_batch_ms', '{:.0f}')} | {cell('mean_commit_ms', '{:.0f}')} | {rss} |")
+
+
+def markdown(results: dict) -> str:
+    job_rate = results.get("b_job", {}).get("records_per_s")
+    meta = results["meta"]
+    lines = [f"# Bench results ({meta['date']})", "",
+             f"`{meta['command']}` on {meta['machine']}.", "",
+             f"Corpus: {meta['lines']:,} lines in topic `{meta['topic']}` ({meta['partitions']} partitions, "
+             f"{meta['error_lines']:,} ERROR, {meta['rejected']:,} malformed). Every variant's `error_log` "
+             "matched the corpus's expected counts exactly.", "",
+             "| variant | records/s | (b) is | startup s | batches | mean batch ms | mean commit ms | peak RSS MB |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|",
+             row("(a) read ceiling: Kafka ConsumerPerformance", results.get("a_ceiling"), job_rate),
+             row("(b) this job, catch-up", results.get("b_job"), None),
+             row("(c) pure-Python consumer (confluent-kafka)", results.get("c_python"), job_rate),
+             row("(d) naive PySpark job (Python UDF parse)", results.get("d_naive_udf"), job_rate), ""]
+    steady = results.get("e_steady")
+    if steady:
+        lat = steady["latency_s"]
+        lines += [f"(e) Steady state: {steady['achieved_rate']:,.0f} records/s (50 % of (b)) for {steady['seconds']:.0f} s "
+                  f"after a {steady['warm_up_s']} s warm-up, trigger {steady['trigger_interval_s']:g} s, "
+                  f"{steady['measured_records']:,} records measured: latency from Kafka timestamp to commit "
+                  f"p50 {lat['p50']:.2f} s, p95 {lat['p95']:.2f} s, p99 {lat['p99']:.2f} s, max {lat['max']:.2f} s; "
+                  f"mean batch {steady['mean_batch_ms']:.0f} ms over {steady['batches']} batches.", ""]
+    soak = results.get("f_soak")
+    if soak:
+        rss = soak["rss"]
+        lines += [f"Soak: {soak['batches']} tiny batches back to back ({soak['records_per_batch']:.0f} records each, "
+                  f"trigger 0 s): batch cycle p50 {soak['batch_cycle_ms']['p50']:.0f} ms, p95 "
+                  f"{soak['batch_cycle_ms']['p95']:.0f} ms (inside foreachBatch p50 {soak['foreach_batch_ms_p50']} ms). "
+                  f"Driver RSS (JVM + Python) from batch {rss.get('from_batch')} to {rss.get('to_batch')}: "
+                  f"{rss.get('first_mb', 0):.0f} -> {rss.get('last_mb', 0):.0f} MB, peak {rss.get('peak_mb', 0):.0f} MB, "
+                  f"trend {rss['slope_mb_per_100_batches'] or 0:+.2f} MB per 100 batches.", ""]
+    lines += profile_lines(results)
+    lines += ["| goal | measured | met |", "|---|---:|:---:|"]
+    lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
+              for goal, measured, met in goals(results)]
+    return "\n".join(lines) + "\n"
+
+
+def profile_lines(results: dict) -> list[str]:
+    """Where (b)'s time goes: per batch from the job's log, per record from the profile run."""
+    job, profile = results.get("b_job"), results.get("profile")
+    lines = []
+    if job and "mean_count_ms" in job:
+        lines += [f"Per batch in (b) (mean of {job['batches']}): count job {job['mean_count_ms']:.0f} ms, dead-letter job "
+                  f"{job['mean_dead_letters_ms']:.0f} ms, MySQL commit {job['mean_commit_ms']:.0f} ms, Spark between "
+                  f"batches {job['mean_between_batches_ms']:.0f} ms; the first batch (code generation, JIT warm-up) "
+                  f"took {job['first_batch_ms'] / 1000:.1f} s.", ""]
+    if profile:
+        lines += [f"Profile: the job's transforms added one at a time, batch reads of {profile['records']:,} corpus "
+                  f"records, warm (best of 3), {profile['cores']} cores:", "",
+                  "| step | s | records/s | core-us per record |", "|---|---:|---:|---:|"]
+        lines += [f"| {s['step']} | {s['seconds']:.2f} | {s['records_per_s']:,.0f} | {s['core_us_per_record']:.1f} |"
+                  for s in profile["steps"]]
+        lines.append("")
+    return lines
+
+
+def ratios_text(results: dict) -> str:
+    parts = []
+    for bottom, label in (("a_ceiling", "(b)/(a)"), ("c_python", "(b)/(c)"), ("d_naive_udf", "(b)/(d)")):
+        value = ratio(results, "b_job", bottom)
+        parts.append(f"{label} = {'n/a' if value is None else f'{value:.2f}'}")
+    return "ratios: " + "   ".join(parts)
+
+
+def write(results: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    (out / "RESULTS.md").write_text(markdown(results))

@@ -1,0 +1,172 @@
+"""(e) Steady state: a producer at a fixed rate, latency from each record's Kafka timestamp to
+the commit that counted it; and the soak: hundreds of tiny back-to-back batches for the
+per-batch overhead and the driver's memory trend."""
+
+import bisect
+import json
+import time
+import uuid
+from collections import Counter
+from datetime import UTC
+from pathlib import Path
+
+import admin_db
+import kafka_admin
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+from bench import procs
+from bench.corpus import Generator
+from bench.phases import BenchError, check_exact, job_env, reset, wait_until
+
+WARM_UP_S = 30  # records of the first seconds (JIT warm-up) are left out of the latency figures
+
+
+def event_pool(generator: Generator, size: int = 50_000) -> list[tuple[bytes | None, str | None]]:
+    """Events generated ahead of time: generating costs more than producing, and the producer
+    shares the machine's two cores with the job under test."""
+    return [generator.event()[:2] for _ in range(size)]
+
+
+def paced_produce(topic: str, partitions: int, rate: float, seconds: float, pool: list, expected: Counter,
+                  stop=lambda: False) -> int:
+    """Writes `rate` records/s for `seconds` (or until stop()), cycling through `pool`,
+    round-robin over the partitions; adds what it wrote to `expected`; returns how many."""
+    producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "enable.idempotence": True, "linger.ms": 5})
+    started, sent = time.monotonic(), 0
+    while (elapsed := time.monotonic() - started) < seconds and not stop():
+        for _ in range(int(rate * elapsed) - sent):
+            value, minute = pool[sent % len(pool)]
+            if minute:
+                expected[minute] += 1
+            while True:
+                try:
+                    producer.produce(topic, value=value, partition=sent % partitions)
+                    break
+                except BufferError:
+                    producer.poll(0.01)
+            sent += 1
+        producer.poll(0)
+        time.sleep(0.005)
+    if producer.flush(60):
+        raise BenchError("steady producer: records left unsent after 60 s")
+    return sent
+
+
+def commit_times(conn, job: str) -> dict[int, tuple[list[int], list[float]]]:
+    """Per partition: the ledger's offsets_after in commit order, and each commit's epoch time."""
+    rows = admin_db.query(conn, "SELECT offsets_after, committed_at FROM ingest_batches WHERE job = %s ORDER BY id",
+                          (job,))
+    found: dict[int, tuple[list[int], list[float]]] = {}
+    for offsets_after, committed_at in rows:
+        stamp = committed_at.replace(tzinfo=UTC).timestamp()  # the job's session stores UTC
+        for partition, offset in json.loads(offsets_after).items():
+            ends, times = found.setdefault(int(partition), ([], []))
+            if not ends or offset > ends[-1]:
+                ends.append(offset)
+                times.append(stamp)
+    return found
+
+
+def latencies(topic: str, commits: dict[int, tuple[list[int], list[float]]], since: float) -> list[float]:
+    """Seconds from each record's Kafka timestamp (at or after `since`) to the commit that counted it."""
+    ends = kafka_admin.end_offsets(topic)
+    consumer = Consumer({"bootstrap.servers": kafka_admin.bootstrap(), "group.id": f"bench-latency-{uuid.uuid4().hex}",
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, p, 0) for p in ends])
+    result, remaining = [], sum(ends.values())
+    while remaining:
+        for message in consumer.consume(num_messages=10000, timeout=5.0):
+            if message.error():
+                raise BenchError(f"reading back timestamps: {message.error()}")
+            remaining -= 1
+            stamp = message.timestamp()[1] / 1000
+            if stamp >= since:
+                batch_ends, times = commits[message.partition()]
+                result.append(times[bisect.bisect_right(batch_ends, message.offset())] - stamp)
+    consumer.close()
+    return result
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def steady_state(partitions: int, rate: float, seconds: float, log_dir: Path, **env: str) -> dict:
+    """(e) The job at a fixed producer rate for WARM_UP_S + seconds."""
+    topic, job = f"bench-steady-{uuid.uuid4().hex[:8]}", "bench-steady"
+    kafka_admin.create_topic(topic, partitions)
+    conn, pool, expected = reset(), event_pool(Generator(99, 60)), Counter()
+    driver = procs.Driver(log_dir / "e-steady.log", job_env(job, topic, **env))
+    try:
+        sent = paced_produce(topic, partitions, 1, 1.01, pool, expected)  # one record: the query is up
+        wait_until(lambda: sum(admin_db.stored_offsets(conn, job, topic).values()) == sent, 300,
+                   "the steady-state job to start", driver.check_alive)
+        since = time.time() + WARM_UP_S
+        began = time.monotonic()
+        sent += paced_produce(topic, partitions, rate, WARM_UP_S + seconds, pool, expected)
+        produced_s = time.monotonic() - began
+        ends = kafka_admin.end_offsets(topic)
+        wait_until(lambda: admin_db.stored_offsets(conn, job, topic) == ends, 600, "the steady job to drain",
+                   driver.check_alive)
+    finally:
+        driver.stop()
+    check_exact(conn, job, topic, +expected, sent, "steady state")
+    values = latencies(topic, commit_times(conn, job), since)
+    kafka_admin.delete_topic(topic)
+    batches = procs.batch_logs(driver.log())
+    return {"target_rate": rate, "achieved_rate": sent / produced_s, "seconds": seconds, "records": sent,
+            "measured_records": len(values), "batches": len(batches),
+            "latency_s": {"p50": percentile(values, 0.50), "p95": percentile(values, 0.95),
+                          "p99": percentile(values, 0.99), "max": max(values)},
+            "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches), "error_log_exact": True}
+
+
+def rss_trend(samples: list[tuple[float, float, float]], commits: list[float]) -> dict:
+    """Driver RSS (JVM + Python) against the number of batches committed when it was sampled:
+    least-squares slope over the run after its first 20 % of batches, in MB per 100 batches."""
+    points = [(bisect.bisect_right(commits, t), jvm + python) for t, jvm, python in samples if jvm]
+    points = [(n, rss) for n, rss in points if n >= len(commits) // 5]
+    if len(points) < 3:
+        return {"slope_mb_per_100_batches": None}
+    mean_n = sum(n for n, _ in points) / len(points)
+    mean_rss = sum(r for _, r in points) / len(points)
+    spread = sum((n - mean_n) ** 2 for n, _ in points) or 1.0
+    slope = sum((n - mean_n) * (r - mean_rss) for n, r in points) / spread
+    return {"slope_mb_per_100_batches": slope * 100, "first_mb": points[0][1], "last_mb": points[-1][1],
+            "peak_mb": max(r for _, r in points), "from_batch": points[0][0], "to_batch": points[-1][0]}
+
+
+def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
+    """Tiny batches back to back (trigger 0 s, a trickle of 100 records/s): the gap between
+    consecutive commits is the whole fixed cost of a batch; the RSS samples give the trend."""
+    topic, job = f"bench-soak-{uuid.uuid4().hex[:8]}", "bench-soak"
+    kafka_admin.create_topic(topic, partitions)
+    conn, pool, expected = reset(), event_pool(Generator(7, 60)), Counter()
+    driver = procs.Driver(log_dir / "f-soak.log", job_env(job, topic, TRIGGER_INTERVAL="0 seconds", **env))
+    last_check = [0.0]
+
+    def enough() -> bool:
+        if time.monotonic() - last_check[0] < 1:
+            return False
+        last_check[0] = time.monotonic()
+        driver.check_alive()
+        return admin_db.ledger(conn, job)[0] >= batches
+
+    try:
+        sent = paced_produce(topic, partitions, 100, 900, pool, expected, stop=enough)
+        ends = kafka_admin.end_offsets(topic)
+        wait_until(lambda: admin_db.stored_offsets(conn, job, topic) == ends, 300, "the soak job to drain",
+                   driver.check_alive)
+    finally:
+        driver.stop()
+    check_exact(conn, job, topic, +expected, sent, "soak")
+    kafka_admin.delete_topic(topic)
+    stamps = [row[0].replace(tzinfo=UTC).timestamp() for row in admin_db.query(
+        conn, "SELECT committed_at FROM ingest_batches WHERE job = %s ORDER BY id", (job,))]
+    gaps = sorted(b - a for a, b in zip(stamps[10:], stamps[11:], strict=False))
+    logged = sorted(b.batch_ms for b in procs.batch_logs(driver.log())[10:])
+    return {"batches": len(stamps), "records": sent, "records_per_batch": sent / len(stamps),
+            "batch_cycle_ms": {"p50": gaps[len(gaps) // 2] * 1000, "p95": gaps[int(len(gaps) * 0.95)] * 1000},
+            "foreach_batch_ms_p50": logged[len(logged) // 2],
+            "rss": rss_trend(driver.rss.samples, stamps), "error_log_exact": True}

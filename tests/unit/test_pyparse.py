@@ -1,0 +1,13 @@
+"""The bench's plain-Python parser (bench/pyparse.py) follows the same contract as the job:
+checked against the contract's cases, whose expectations are written out independently."""
+
+import pytest
+
+from bench import pyparse
+from tests.unit.test_parse import CASES, epoch_minute
+
+
+@pytest.mark.parametrize(("value", "minute", "is_error", "reason"), CASES)
+def test_pyparse_agrees_with_the_contract(value, minute, is_error, reason):
+    expected_minute = epoch_minute(*minute) if minute else None
+    assert pyparse.classify(value) == (expected_minute, is_error, reason)
