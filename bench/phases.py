@@ -100,9 +100,11 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "ap
     job = f"bench-{name}"
     ends = kafka_admin.end_offsets(corpus.topic)
     driver = procs.Driver(log_dir / f"{name}.log", job_env(job, corpus.topic, **env), app_main)
+    steal = procs.Steal()
     try:
         wait_until(lambda: admin_db.stored_offsets(conn, job, corpus.topic) == ends, 3600,
                    f"{name} to catch up", driver.check_alive)
+        cpu = procs.cpu_seconds(driver.process.pid)  # JVM + Python driver, startup included
     finally:
         rc = driver.stop()
     samples = driver.rss.samples
@@ -121,7 +123,8 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "ap
             "first_batch_ms": batches[0].batch_ms, "exit_code": rc,
             # Spark's own work between batches: offsets, planning, the checkpoint's write-ahead log.
             "mean_between_batches_ms": (seconds * 1000 - sum(b.batch_ms for b in batches)) / max(1, len(batches) - 1),
-            "peak_rss_mb": rss_peaks(samples), "error_log_exact": True}
+            "peak_rss_mb": rss_peaks(samples), "cpu_s": cpu, "cpu_steal_share": steal.share(),
+            "error_log_exact": True}
 
 
 def rss_peaks(samples: list[tuple[float, float, float]]) -> dict:
@@ -138,6 +141,7 @@ def python_consumer(corpus: Corpus, log_dir: Path) -> dict:
         process = subprocess.Popen([str(ROOT / ".venv" / "bin" / "python"), "-m", "bench.pyconsumer", "--until",
                                     json.dumps(ends)], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=log)
         sampler = procs.RssSampler(process.pid, "bench.pyconsumer").start()
+        steal = procs.Steal()
         out, _ = process.communicate(timeout=3600)
     samples = sampler.stop()
     if process.returncode != 0:
@@ -148,7 +152,8 @@ def python_consumer(corpus: Corpus, log_dir: Path) -> dict:
     return {"records_per_s": corpus.lines / seconds, "catch_up_s": seconds,
             "startup_s": timing["first_record"] - timing["started"], "batches": timing["batches"],
             "mean_commit_ms": sum(timing["commit_ms"]) / len(timing["commit_ms"]),
-            "peak_rss_mb": max((s[1] + s[2] for s in samples), default=0.0), "error_log_exact": True}
+            "peak_rss_mb": max((s[1] + s[2] for s in samples), default=0.0), "cpu_s": timing["cpu_s"],
+            "cpu_steal_share": steal.share(), "error_log_exact": True}
 
 
 def profile(corpus: Corpus, log_dir: Path, records: int) -> dict:

@@ -56,6 +56,37 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and all its descendants still running."""
+    total = 0
+    for each in [pid, *descendants(pid)]:
+        try:
+            with open(f"/proc/{each}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class Steal:
+    """The share of this VM's CPU time the hypervisor gave to others (/proc/stat 'steal') between
+    start and stop: high steal makes wall-clock figures of that phase slower than the code."""
+
+    def __init__(self):
+        self.start = self._read()
+
+    @staticmethod
+    def _read() -> tuple[int, int]:
+        with open("/proc/stat") as stat:
+            values = [int(v) for v in stat.readline().split()[1:]]
+        return values[7] if len(values) > 7 else 0, sum(values)
+
+    def share(self) -> float:
+        steal, total = self._read()
+        return (steal - self.start[0]) / max(1, total - self.start[1])
+
+
 def rss_mb(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status") as status:

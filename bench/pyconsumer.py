@@ -81,7 +81,7 @@ def main() -> int:
     consumer.close()
     conn.close()
     print(json.dumps({"started": started, "first_record": first, "done": done, "batches": len(commit_ms),
-                      "commit_ms": commit_ms}))
+                      "commit_ms": commit_ms, "cpu_s": time.process_time()}))
     return 0
 
 
