@@ -87,6 +87,13 @@ def latencies(topic: str, commits: dict[int, tuple[list[int], list[float]]], sin
     return result
 
 
+def drain(conn, driver: procs.Driver, job: str, topic: str) -> None:
+    """Waits until the job has committed everything written to the topic."""
+    ends = kafka_admin.end_offsets(topic)
+    wait_until(lambda: admin_db.stored_offsets(conn, job, topic) == ends, 600, f"{job} to drain the topic",
+               driver.check_alive)
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -106,9 +113,7 @@ def steady_state(partitions: int, rate: float, seconds: float, log_dir: Path, **
         began = time.monotonic()
         sent += paced_produce(topic, partitions, rate, WARM_UP_S + seconds, pool, expected)
         produced_s = time.monotonic() - began
-        ends = kafka_admin.end_offsets(topic)
-        wait_until(lambda: admin_db.stored_offsets(conn, job, topic) == ends, 600, "the steady job to drain",
-                   driver.check_alive)
+        drain(conn, driver, job, topic)
     finally:
         driver.stop()
     check_exact(conn, job, topic, +expected, sent, "steady state")
@@ -155,9 +160,7 @@ def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
 
     try:
         sent = paced_produce(topic, partitions, 100, 900, pool, expected, stop=enough)
-        ends = kafka_admin.end_offsets(topic)
-        wait_until(lambda: admin_db.stored_offsets(conn, job, topic) == ends, 300, "the soak job to drain",
-                   driver.check_alive)
+        drain(conn, driver, job, topic)
     finally:
         driver.stop()
     check_exact(conn, job, topic, +expected, sent, "soak")
