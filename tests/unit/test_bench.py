@@ -1,0 +1,34 @@
+"""The bench's pure helpers: log parsing, the memory trend and the goal checks."""
+
+from bench import procs, report
+from bench.steady import percentile, rss_trend
+
+LOG = """2026-11-22 09:27:34,505 INFO errorcount.batch: batch 0: records=500000 errors=74863 rejected=25139 minutes=180 \
+offsets={0: 125000, 1: 125000} count_ms=13770 dead_letters_ms=3227 commit_ms=30 batch_ms=17027
+2026-11-22 09:27:35,000 INFO errorcount: something else, batch 1: records=7
+garbage line
+"""
+
+
+def test_batch_logs_reads_the_batch_lines_only():
+    (batch,) = procs.batch_logs(LOG)
+    assert (batch.records, batch.count_ms, batch.dead_letters_ms, batch.commit_ms, batch.batch_ms) == (
+        500000, 13770, 3227, 30, 17027)
+    assert batch.done == 1795339654.505  # 2026-11-22 09:27:34.505 UTC
+
+
+def test_rss_trend_finds_growth_and_ignores_warm_up():
+    commits = [float(i) for i in range(100)]
+    growing = [(i + 0.5, 1000.0 + i, 50.0) for i in range(100)]  # +1 MB per batch
+    flat = [(i + 0.5, 900.0 if i < 10 else 1000.0, 50.0) for i in range(100)]  # warm-up, then flat
+    assert round(rss_trend(growing, commits)["slope_mb_per_100_batches"]) == 100
+    assert abs(rss_trend(flat, commits)["slope_mb_per_100_batches"]) < 1e-9
+    assert rss_trend([], commits)["slope_mb_per_100_batches"] is None
+
+
+def test_percentile_and_goals():
+    assert percentile([3.0, 1.0, 2.0, 4.0], 0.5) == 3.0
+    results = {"a_ceiling": {"records_per_s": 100.0}, "b_job": {"records_per_s": 70.0},
+               "c_python": {"records_per_s": 20.0}, "d_naive_udf": {"records_per_s": 15.0}}
+    met = {goal: ok for goal, _measured, ok in report.goals(results)}
+    assert met == {"(b) >= 0.6 x (a)": True, "(b) >= 3 x (c)": True, "(b) >= 5 x (d)": False}
