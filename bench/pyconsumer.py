@@ -17,32 +17,30 @@ import time
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from app import offsets, sink
+from app.aggregate import BatchSummary
 from app.config import load_config
 from bench import pyparse
 
 
-def parse_batch(messages, summary: dict) -> None:
-    """Folds consumed messages into the running batch: counts, per-minute ERRORs, offset ranges."""
-    counts, ranges = summary["minute_counts"], summary["ranges"]
+def parse_batch(messages, summary: BatchSummary) -> None:
+    """Folds consumed messages into the running batch (the job's BatchSummary): counts,
+    per-minute ERRORs, offset ranges."""
+    counts, ranges = summary.minute_counts, summary.ranges
     for message in messages:
         if message.error():
             if message.error().code() != KafkaError._PARTITION_EOF:
                 raise RuntimeError(f"Kafka: {message.error()}")
             continue
         minute, is_error, reason = pyparse.classify(message.value())
-        summary["records"] += 1
+        summary.records += 1
         if reason is not None:
-            summary["rejected"] += 1
+            summary.rejected += 1
         elif is_error:
-            summary["errors"] += 1
+            summary.errors += 1
             counts[minute] = counts.get(minute, 0) + 1
         partition, offset = message.partition(), message.offset()
         low, high = ranges.get(partition, (offset, offset))
         ranges[partition] = (min(low, offset), max(high, offset))
-
-
-def empty() -> dict:
-    return {"records": 0, "errors": 0, "rejected": 0, "minute_counts": {}, "ranges": {}}
 
 
 def main() -> int:
@@ -58,25 +56,24 @@ def main() -> int:
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap_servers, "group.id": cfg.job_name,
                          "enable.auto.commit": False, "enable.partition.eof": True})
     consumer.assign([TopicPartition(cfg.kafka_topic, p, stored.get(p, OFFSET_BEGINNING)) for p in sorted(until)])
-    started = first = None
+    first = None
     commit_ms: list[float] = []
-    summary = empty()
+    summary = BatchSummary()
     started = time.time()
     while stored != until:
         messages = consumer.consume(num_messages=10000, timeout=1.0)
         if first is None and messages:
             first = time.time()
         parse_batch(messages, summary)
-        caught_up = offsets.advance(stored, summary["ranges"]) == until
-        if summary["records"] >= args.batch or (caught_up and summary["records"]):
-            after = offsets.advance(stored, summary["ranges"])
-            write = sink.BatchWrite(offsets_before=stored, offsets_after=after, records=summary["records"],
-                                    errors=summary["errors"], rejected=summary["rejected"],
-                                    minute_counts=summary["minute_counts"])
+        after = offsets.advance(stored, summary.ranges)
+        if summary.records >= args.batch or (after == until and summary.records):
+            write = sink.BatchWrite(offsets_before=stored, offsets_after=after, records=summary.records,
+                                    errors=summary.errors, rejected=summary.rejected,
+                                    minute_counts=summary.minute_counts)
             begin = time.monotonic()
             sink.commit_batch(conn, cfg.job_name, cfg.kafka_topic, epoch, write)
             commit_ms.append((time.monotonic() - begin) * 1000)
-            stored, summary = after, empty()
+            stored, summary = after, BatchSummary()
     done = time.time()
     consumer.close()
     conn.close()

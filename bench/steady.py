@@ -12,6 +12,7 @@ from pathlib import Path
 
 import admin_db
 import kafka_admin
+import produce
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench import procs
@@ -38,12 +39,7 @@ def paced_produce(topic: str, partitions: int, rate: float, seconds: float, pool
             value, minute = pool[sent % len(pool)]
             if minute:
                 expected[minute] += 1
-            while True:
-                try:
-                    producer.produce(topic, value=value, partition=sent % partitions)
-                    break
-                except BufferError:
-                    producer.poll(0.01)
+            produce.send(producer, topic, value, sent % partitions)
             sent += 1
         producer.poll(0)
         time.sleep(0.005)

@@ -81,6 +81,17 @@ def expected_counts(events: list[Event]) -> dict[str, int]:
     return dict(Counter(e.error_minute for e in events if e.error_minute))
 
 
+def send(producer: Producer, topic: str, value: bytes | None, partition: int, on_delivery=None) -> None:
+    """Queues one record; while the client's local queue is full, serves delivery reports
+    until there is room (librdkafka raises BufferError rather than waiting)."""
+    while True:
+        try:
+            producer.produce(topic, value=value, partition=partition, on_delivery=on_delivery)
+            return
+        except BufferError:
+            producer.poll(0.05)
+
+
 class Writer:
     """One idempotent producer for many writes (creating one per write costs a PID handshake)."""
 
@@ -99,13 +110,7 @@ class Writer:
         """Writes events round-robin (event i to partition (first_index + i) % partitions), in
         order, and waits until all are acknowledged; raises if any delivery failed."""
         for index, event in enumerate(events):
-            while True:
-                try:
-                    self.producer.produce(self.topic, value=event.value, on_delivery=self._delivered,
-                                          partition=(first_index + index) % self.partitions)
-                    break
-                except BufferError:
-                    self.producer.poll(0.1)
+            send(self.producer, self.topic, event.value, (first_index + index) % self.partitions, self._delivered)
             self.producer.poll(0)
         remaining = self.producer.flush(60)
         if self.failures or remaining:
