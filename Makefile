@@ -9,13 +9,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: help venv jars up down status topic run produce counts test test-unit test-integration \
-        test-faults chaos bench lint compose-check schema clean
+        test-faults chaos bench lint compose-check schema clean package submit-yarn stop-yarn \
+        yarn-up yarn-down yarn-test
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements-driver.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt
@@ -72,8 +73,26 @@ chaos: up ## Kill -9 the driver >= 20 times under a steady producer; exact or fa
 bench: jars up ## Measure the job against Kafka's read ceiling and the alternatives (BENCH_LINES=5000000); writes bench/
 	$(PY) -m bench
 
+package: jars ## Build the YARN bundle in .local/package (app zip, packed Python env, connector jars, conf)
+	@$(PY) scripts/package.py .local/package "$$(scripts/jars.sh spark)"
+
+submit-yarn: package ## Submit the job to YARN in cluster mode (HADOOP_CONF_DIR; see README "Run on YARN")
+	@scripts/submit-yarn.sh
+
+stop-yarn: ## Stop the job on YARN at a batch boundary via its STOP_MARKER (KILL=1: yarn application -kill)
+	@scripts/stop-yarn.sh $(if $(KILL),--kill)
+
+yarn-up: jars ## Start a local MiniYARNCluster (no HDFS) for tests; its config lands in .local/yarn/conf
+	@scripts/yarn-mini.sh up
+
+yarn-down: ## Stop the local MiniYARNCluster
+	@scripts/yarn-mini.sh down
+
+yarn-test: venv jars up yarn-up package ## The job on the local YARN: AM killed mid-stream, attempt 2 resumes exact, stop marker
+	$(PY) -m pytest tests/yarn
+
 test: venv jars lint compose-check up ## Everything CI runs: lint, compose check, unit, integration, faults
 	$(PY) -m pytest tests
 
-clean: down ## Stop the stack and delete .local (data, jars, secrets) and .venv
+clean: down yarn-down ## Stop the stack and delete .local (data, jars, secrets) and .venv
 	rm -rf .local $(VENV)

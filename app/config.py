@@ -22,6 +22,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "MYSQL_DATABASE": ("errorcount", "database holding error_log and kafka_offsets"),
     "MYSQL_USER": ("errorcount", "MySQL user (needs SELECT, INSERT, UPDATE only)"),
     "MYSQL_PASSWORD_FILE": ("", "file holding the MySQL password (else env MYSQL_PASSWORD)"),
+    "SECRETS_FILE": ("", "file of NAME=value lines for MYSQL_PASSWORD and KAFKA_OPT_* (the environment wins)"),
     "MYSQL_CONNECT_TIMEOUT": ("10", "seconds to wait for a MySQL connection"),
     "MYSQL_SSL_CA": ("", "CA file: connect to MySQL over TLS and verify the server certificate"),
     "MYSQL_SSL_CERT": ("", "client certificate file for MySQL TLS (with MYSQL_SSL_KEY)"),
@@ -34,6 +35,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "RETRY_SECONDS": ("300", "how long MySQL/Kafka may be away before the job gives up (exit 5)"),
     "ON_DATA_LOSS": ("fail", "stored offsets Kafka no longer holds: fail (exit 4) or skip (recorded)"),
     "DEAD_LETTER_LIMIT": ("1000", "most rejected records per batch kept in rejected_lines (0 = none)"),
+    "STOP_MARKER": ("", "path (any Hadoop file system) whose existence stops the job at a batch boundary"),
     "LOG_LEVEL": ("INFO", "Python log level of the driver"),
 }
 SECRET_ENV = "MYSQL_PASSWORD"
@@ -69,6 +71,7 @@ class Config:
     retry_seconds: int
     on_data_loss: str
     dead_letter_limit: int
+    stop_marker: str
     log_level: str
     kafka_options: dict[str, str] = field(default_factory=dict, repr=False)
     mysql_password: str = field(default="", repr=False)
@@ -143,8 +146,32 @@ def load_config(argv: list[str], env: Mapping[str, str]) -> Config:
         if secret:
             raise ConfigError(f"{secret} looks like a secret and must not come from {source}; "
                               f"set it in the environment as {KAFKA_ENV_PREFIX}{secret[6:].upper().replace('.', '_')}")
+    if merged["SECRETS_FILE"]:
+        env = {**read_secrets_file(merged["SECRETS_FILE"]), **env}
     kafka_options = {**file_kafka, **kafka_options_from_env(env), **cli_kafka}
     return validate(merged, kafka_options, read_password(merged, env))
+
+
+def read_secrets_file(path: str) -> dict[str, str]:
+    """NAME=value lines (MYSQL_PASSWORD, KAFKA_OPT_*): how secrets reach a driver that runs in a
+    YARN container, where the submitter's environment does not follow (see scripts/submit-yarn.sh)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise ConfigError(f"cannot read SECRETS_FILE {path}: {error.strerror}") from None
+    secrets = {}
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        name, sep, value = raw.partition("=")
+        name = name.strip()
+        if not sep or not (name == SECRET_ENV or name.startswith(KAFKA_ENV_PREFIX)):
+            # The line itself may hold a secret: name its number only.
+            raise ConfigError(f"SECRETS_FILE {path}, line {number}: expected {SECRET_ENV}=... or "
+                              f"{KAFKA_ENV_PREFIX}NAME=...; fix that line")
+        secrets[name] = value
+    return secrets
 
 
 def read_password(merged: dict[str, str], env: Mapping[str, str]) -> str:
@@ -210,6 +237,7 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str], password: st
         retry_seconds=as_int(merged, "RETRY_SECONDS", 0, 7 * 24 * 3600),
         on_data_loss=merged["ON_DATA_LOSS"],
         dead_letter_limit=as_int(merged, "DEAD_LETTER_LIMIT", 0, 100_000),
+        stop_marker=merged["STOP_MARKER"].strip(),
         log_level=merged["LOG_LEVEL"].upper(),
         kafka_options=kafka_options,
         mysql_password=password,

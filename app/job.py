@@ -21,6 +21,7 @@ from app.batch import BatchCommitter
 from app.config import Config
 from app.errors import DataLossError, JobStop
 from app.retry import first_line, retry
+from app.stop_marker import StopMarker
 
 log = logging.getLogger("errorcount")
 MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW seconds
@@ -35,12 +36,24 @@ class Job:
     def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event):
         self.cfg, self.spark, self.stop = cfg, spark, stop
         self.owner = f"{socket.gethostname()} pid {os.getpid()} app {spark.sparkContext.applicationId}"
+        self.marker = StopMarker(spark, cfg.stop_marker)
+
+    def stop_requested(self) -> bool:
+        """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
+        if not self.stop.is_set() and self.marker.present():
+            log.info("stop marker %s found: stopping after the in-flight batch", self.cfg.stop_marker)
+            self.stop.set()
+        return self.stop.is_set()
 
     def mysql(self, what: str, action):
         return retry(what, action, self.cfg.retry_seconds, sink.is_transient)
 
     def run(self) -> int:
         cfg = self.cfg
+        if self.marker.present():
+            # A restart or a YARN re-attempt after the operator asked the job to stop: nothing to do.
+            log.info("stop marker %s exists: not starting (remove it to run the job)", cfg.stop_marker)
+            return errors.EXIT_OK
         conn = self.mysql("connecting to MySQL", lambda: sink.connect(cfg))
         try:
             self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
@@ -99,7 +112,7 @@ class Job:
                      .foreachBatch(committer)
                      .start())
             try:
-                while query.isActive and not self.stop.is_set():
+                while query.isActive and not self.stop_requested():
                     query.awaitTermination(0.5)
             except StreamingQueryException as error:
                 if committer.failure:

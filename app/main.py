@@ -4,6 +4,7 @@ Run with spark-submit (scripts/run.sh). Exit codes are listed in app/errors.py.
 """
 
 import logging
+import logging.handlers
 import os
 import signal
 import sys
@@ -18,6 +19,7 @@ from app.errors import ConfigError, JobStop
 from app.job import Job
 
 log = logging.getLogger("errorcount")
+ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log
 
 
 def build_session(cfg: Config) -> SparkSession:
@@ -43,9 +45,21 @@ def install_signal_handlers(stop: threading.Event) -> None:
         signal.signal(signum, handle)
 
 
-def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+def configure_logging(env) -> None:
+    """To stderr; in a YARN container (LOG_DIRS set by the NodeManager) to a rolling file in its
+    log directory instead, since YARN keeps a container's stdout/stderr as one ever-growing file."""
+    log_dir = (env.get("LOG_DIRS") or "").split(",")[0]
+    if log_dir:
+        handler = logging.handlers.RotatingFileHandler(os.path.join(log_dir, "errorcount-driver.log"),
+                                                       maxBytes=ROLL_BYTES, backupCount=ROLL_FILES)
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    logging.basicConfig(handlers=[handler], level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    configure_logging(os.environ)
     logging.Formatter.converter = time.gmtime  # log times in UTC, like the minute keys
     logging.getLogger("py4j").setLevel(logging.WARNING)  # one line per callback otherwise
     stop = threading.Event()

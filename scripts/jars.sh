@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Resolves jars from Maven Central once into .local/jars (git-ignored; ~/.m2 speeds reruns):
 #   jars.sh spark   -> Spark's Kafka connector matching the installed pyspark; prints the jar list
+#   jars.sh yarn    -> Hadoop's MiniYARNCluster matching the Hadoop client in pyspark (make yarn-test)
 #   jars.sh kafka   -> a Kafka broker (KAFKA_VERSION from .env) with its tools and a log4j2 backend
 source "$(dirname "$0")/lib.sh"
 
@@ -26,7 +27,7 @@ case "${1:-}" in
     resolve "$ROOT/scripts/maven/spark-kafka.xml" "$out" -Dspark.version="$version"
     # Keep only what pyspark does not ship already: two copies of a library on one classpath
     # is how version conflicts start.
-    pyspark_jars=$("$(venv_python)" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+    pyspark_jars="$(pyspark_home)/jars"
     jars=()
     for jar in "$out"/*.jar; do
       name=$(basename "$jar" | sed -E 's/-[0-9][^-]*(-[A-Za-z0-9]+)?\.jar$//')
@@ -38,5 +39,13 @@ case "${1:-}" in
     resolve "$ROOT/scripts/maven/kafka-broker.xml" "$LOCAL/jars/kafka-$KAFKA_VERSION" -Dkafka.version="$KAFKA_VERSION"
     printf '%s\n' "$LOCAL/jars/kafka-$KAFKA_VERSION"
     ;;
-  *) die "usage: jars.sh spark|kafka" ;;
+  yarn)
+    api=$(compgen -G "$(pyspark_home)/jars/hadoop-client-api-*.jar" | head -n 1) ||
+      die "pyspark ships no hadoop-client-api jar: is .venv complete? Run 'make venv'."
+    version=$(basename "$api" .jar); version=${version#hadoop-client-api-}
+    out="$LOCAL/jars/yarn-minicluster-$version"
+    resolve "$ROOT/scripts/maven/yarn-minicluster.xml" "$out" -Dhadoop.version="$version"
+    printf '%s\n' "$out"
+    ;;
+  *) die "usage: jars.sh spark|yarn|kafka" ;;
 esac

@@ -42,6 +42,17 @@ ensure_secret() {
   printf '%s' "$file"
 }
 
+# conf_value KEY DEFAULT: a job setting from the environment, else from $CONFIG, as the job reads it.
+conf_value() {
+  local key=$1 default=$2
+  if [ -n "${!key:-}" ]; then printf '%s' "${!key}"; return; fi
+  local line; line=$(grep -E "^[[:space:]]*$key[[:space:]]*=" "${CONFIG:-$ROOT/conf/errorcount.conf}" 2>/dev/null | tail -n 1 || true)
+  line=${line#*=}; line=$(echo "$line" | xargs)
+  printf '%s' "${line:-$default}"
+}
+
+pyspark_home() { "$(venv_python)" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))'; }
+
 venv_python() {
   [ -x "$VENV/bin/python" ] || die "no virtualenv at $VENV: run 'make venv' first."
   printf '%s' "$VENV/bin/python"

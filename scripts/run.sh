@@ -7,13 +7,6 @@
 source "$(dirname "$0")/lib.sh"
 
 CONFIG=${CONFIG:-$ROOT/conf/errorcount.conf}
-conf_value() {  # the environment wins over the config file, as in the job itself
-  local key=$1 default=$2
-  if [ -n "${!key:-}" ]; then printf '%s' "${!key}"; return; fi
-  local line; line=$(grep -E "^[[:space:]]*$key[[:space:]]*=" "$CONFIG" 2>/dev/null | tail -n 1 || true)
-  line=${line#*=}; line=$(echo "$line" | xargs)
-  printf '%s' "${line:-$default}"
-}
 export KAFKA_BOOTSTRAP_SERVERS; KAFKA_BOOTSTRAP_SERVERS=$(conf_value KAFKA_BOOTSTRAP_SERVERS "127.0.0.1:$KAFKA_PORT")
 export KAFKA_TOPIC; KAFKA_TOPIC=$(conf_value KAFKA_TOPIC app-logs)
 PY=$(venv_python)

@@ -1,0 +1,85 @@
+// A real single-node YARN (ResourceManager + one NodeManager) for `make yarn-test`, run by
+// scripts/yarn.sh in Java's source-file mode (no build step). No HDFS: the default file system
+// is the local one. Usage: MiniYarn WORKDIR CONFDIR
+// Writes CONFDIR/yarn-site.xml and core-site.xml (for HADOOP_CONF_DIR / YARN_CONF_DIR) once the
+// ResourceManager's ports are bound, then runs until the process is told to stop.
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.MiniYARNCluster;
+
+public class MiniYarn {
+  public static void main(String[] args) throws Exception {
+    if (args.length != 2) {
+      System.err.println("usage: MiniYarn WORKDIR CONFDIR");
+      System.exit(2);
+    }
+    File confDir = new File(args[1]);
+    confDir.mkdirs();
+    // MiniYARNCluster keeps its local, log and work directories under ./target: scripts/yarn-mini.sh
+    // starts it with WORKDIR as the current directory.
+
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set("fs.defaultFS", "file:///");
+    conf.set("yarn.resourcemanager.hostname", "127.0.0.1");
+    conf.set("yarn.nodemanager.hostname", "127.0.0.1");
+    // One queue taking the whole cluster, as in Spark's own YARN tests.
+    conf.set("yarn.resourcemanager.scheduler.class",
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
+    conf.set("yarn.scheduler.capacity.root.queues", "default");
+    conf.set("yarn.scheduler.capacity.root.default.capacity", "100");
+    conf.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
+    conf.set("yarn.scheduler.capacity.root.default.user-limit-factor", "1");
+    conf.set("yarn.scheduler.capacity.root.default.state", "RUNNING");
+    conf.set("yarn.scheduler.capacity.root.default.acl_submit_applications", "*");
+    conf.set("yarn.scheduler.capacity.root.default.acl_administer_queue", "*");
+    conf.set("yarn.scheduler.capacity.node-locality-delay", "-1");
+    // Room for an AM and two executors on a small machine; containers round up to 256 MB.
+    conf.set("yarn.nodemanager.resource.memory-mb", System.getProperty("yarn.memory.mb", "6144"));
+    conf.set("yarn.nodemanager.resource.cpu-vcores", "4");
+    conf.set("yarn.scheduler.minimum-allocation-mb", "256");
+    // A JVM plus a Python driver reserve far more virtual memory than YARN's 2.1 x default allows.
+    conf.set("yarn.nodemanager.vmem-check-enabled", "false");
+    // The RM's cap on attempts; the application asks for fewer (spark.yarn.maxAppAttempts).
+    conf.set("yarn.resourcemanager.am.max-attempts", "4");
+    // A nearly full disk must not turn the only NodeManager unhealthy.
+    conf.set("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", "99.9");
+    // Keep finished containers' directories and logs for a while, for post-mortems.
+    conf.set("yarn.nodemanager.delete.debug-delay-sec", "3600");
+
+    MiniYARNCluster cluster = new MiniYARNCluster("errorcount-yarn", 1, 1, 1);
+    cluster.init(conf);
+    cluster.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(cluster::stop));
+
+    Configuration live = cluster.getConfig();
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (live.get(YarnConfiguration.RM_ADDRESS, "").endsWith(":0")) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("the ResourceManager did not bind its port within 120 s");
+      }
+      Thread.sleep(100);
+    }
+    write(live, new File(confDir, "yarn-site.xml"));
+    Configuration core = new Configuration(false);
+    core.set("fs.defaultFS", "file:///");
+    write(core, new File(confDir, "core-site.xml"));
+    System.err.println("MiniYARNCluster ready: ResourceManager " + live.get(YarnConfiguration.RM_ADDRESS)
+        + ", web " + live.get(YarnConfiguration.RM_WEBAPP_ADDRESS) + ", config in " + confDir);
+    Thread.currentThread().join();
+  }
+
+  // Written to a temporary name and renamed, so a reader never sees half a file.
+  private static void write(Configuration conf, File target) throws Exception {
+    File tmp = new File(target.getPath() + ".tmp");
+    try (OutputStream out = new FileOutputStream(tmp)) {
+      conf.writeXml(out);
+    }
+    Files.move(tmp.toPath(), target.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+}

@@ -1,0 +1,84 @@
+"""Talking to the local MiniYARNCluster the way an operator would: scripts/submit-yarn.sh,
+scripts/stop-yarn.sh and Hadoop's own `yarn` client (scripts/hadoop-cli.sh), plus the
+NodeManager's container log directories for the drivers' logs."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import kafka_admin
+import pyspark
+
+from tests.support import LOGS, ROOT, dotenv, wait_until
+
+CONF_DIR = ROOT / ".local" / "yarn" / "conf"
+NM_LOGS = ROOT / ".local" / "yarn" / "target"
+SPARK_JARS = Path(pyspark.__file__).parent / "jars"
+# A zone with a half-hour offset: minute keys must not move with the containers' local time.
+CONTAINER_TZ = "Asia/Kolkata"
+
+
+def java_home() -> str:
+    java = Path(subprocess.run(["bash", "-c", "readlink -f \"$(command -v java)\""], capture_output=True,
+                               text=True, check=True).stdout.strip())
+    return str(java.parent.parent)
+
+
+def job_env(job: str, topic: str, marker: Path, **settings: str) -> dict[str, str]:
+    """The submitter's environment: job settings (resolved into the shipped config by
+    submit-yarn.sh), the cluster, and the password as a file path, never a value in argv."""
+    extra = [f"--conf spark.yarn.stagingDir=file://{ROOT}/.local/yarn/staging",
+             f"--conf spark.yarn.appMasterEnv.TZ={CONTAINER_TZ}", f"--conf spark.executorEnv.TZ={CONTAINER_TZ}",
+             "--conf spark.executor.cores=1", "--conf spark.ui.enabled=false"]
+    return {**os.environ, "HADOOP_CONF_DIR": str(CONF_DIR), "YARN_JAVA_HOME": java_home(),
+            "SPARK_YARN_JARS": f"local:{SPARK_JARS}/*", "SPARK_SUBMIT_EXTRA": " ".join(extra),
+            "JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
+            "MYSQL_PORT": dotenv()["MYSQL_PORT"], "MYSQL_PASSWORD_FILE": str(ROOT / ".local" / "secrets" / "mysql_password"),
+            "STOP_MARKER": f"file://{marker}", "TRIGGER_INTERVAL": "1 second", **settings}
+
+
+class YarnApps:
+    def cli(self, *args: str) -> str:
+        result = subprocess.run([str(ROOT / "scripts" / "hadoop-cli.sh"), "yarn", *args], capture_output=True,
+                                text=True, timeout=120, env={**os.environ, "HADOOP_CONF_DIR": str(CONF_DIR)})
+        assert result.returncode == 0, f"yarn {' '.join(args)} failed:\n{result.stderr[-2000:]}"
+        return result.stdout
+
+    def run_script(self, script: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+        LOGS.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run([str(ROOT / "scripts" / script), *args], env=env, capture_output=True, text=True,
+                                timeout=600)
+        (LOGS / f"{script}-{env['JOB_NAME']}.log").open("a").write(result.stderr)
+        return result
+
+    def submit(self, env: dict[str, str]) -> str:
+        result = self.run_script("submit-yarn.sh", env)
+        assert result.returncode == 0, f"submit-yarn.sh failed:\n{result.stderr[-3000:]}"
+        return result.stdout.strip().splitlines()[-1]
+
+    def state(self, app: str) -> tuple[str, str]:
+        """(State, Final-State) as `yarn application -status` reports them."""
+        fields = dict(re.findall(r"^\s*([\w-]+) : (.*)$", self.cli("application", "-status", app), re.M))
+        return fields.get("State", ""), fields.get("Final-State", "")
+
+    def attempts(self, app: str) -> list[tuple[str, str, str]]:
+        """[(attempt id, state, AM container id)] from `yarn applicationattempt -list`."""
+        rows = re.findall(r"^\s*(appattempt_\S+)\s+(\S+)\s+(container_\S+)", self.cli("applicationattempt", "-list", app), re.M)
+        return sorted(rows)
+
+    def wait_state(self, app: str, states: tuple[str, ...], timeout: float) -> tuple[str, str]:
+        def reached():
+            state = self.state(app)
+            return state if state[0] in states else None
+        return wait_until(reached, timeout, f"{app} to reach {'/'.join(states)}", interval=2)
+
+    def driver_log(self, container: str) -> str:
+        """The Python driver's rolling log (errorcount-driver.log) in the AM container's log dir."""
+        paths = list(NM_LOGS.glob(f"**/{container}/errorcount-driver.log"))
+        return paths[0].read_text(encoding="utf-8", errors="replace") if paths else ""
+
+    def kill_container(self, container: str) -> None:
+        """What a node's OOM killer or a crash does: SIGKILL to every process of the container
+        (its JVM and the Python driver it started), through the NodeManager."""
+        self.cli("container", "-signal", container, "FORCEFUL_SHUTDOWN")

@@ -1,0 +1,95 @@
+"""The packaged job on a real YARN (MiniYARNCluster) in cluster mode: the driver lives in the
+ApplicationMaster. Its container dies mid-stream; YARN's attempt 2 must resume from MySQL and
+finish exact; the stop marker and `yarn application -kill` must stop it with nothing half-committed."""
+
+from datetime import datetime
+
+import kafka_admin
+import pytest
+
+from app.errors import EXIT_FENCED
+from tests.support import Scenario, stored_offsets, unique, wait_until
+from tests.yarn.cluster import ROOT, YarnApps, job_env
+
+START = datetime(2036, 2, 29, 23, 30)
+SMALL_BATCHES = "200"  # many batches, so a kill lands mid-stream
+pytestmark = pytest.mark.yarn
+
+
+@pytest.fixture
+def run(clean_error_log, make_topic):
+    topic = make_topic(3)
+    return Scenario(clean_error_log, topic, unique("yarn"), START, launch=None)
+
+
+def marker_for(run: Scenario):
+    marker = ROOT / ".local" / "yarn" / "markers" / run.job
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    return marker
+
+
+def wait_caught_up(yarn: YarnApps, run: Scenario, app: str, what: str, timeout: float = 300) -> None:
+    def done():
+        state = yarn.state(app)[0]
+        assert state in ("ACCEPTED", "RUNNING"), f"{app} is {state} while {what}"
+        return stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
+    wait_until(done, timeout, what, interval=1)
+
+
+def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted, run):
+    marker = marker_for(run)
+    env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES)
+    run.write(6000, seed=71, minutes=90)  # crosses midnight into Feb 29 / Mar 1 in UTC
+    app = yarn.submit(env)
+    submitted.append(app)
+
+    # Mid-stream: some batches committed, the backlog not yet drained.
+    wait_until(lambda: run.ledger()[0] >= 1, 300, "attempt 1 to commit a batch", interval=0.5)
+    [(attempt1, _state, am1)] = yarn.attempts(app)
+    yarn.kill_container(am1)
+    at_kill = sum(stored_offsets(run.admin, run.job, run.topic).values())
+    assert at_kill < 6000, "attempt 1 drained the backlog before the kill: the test did not kill mid-stream"
+
+    second = wait_until(lambda: len(a := yarn.attempts(app)) == 2 and a[1], 300, "YARN to start attempt 2", interval=2)
+    run.write(2000, seed=72, minutes=90)  # the stream goes on while attempt 2 starts
+    wait_caught_up(yarn, run, app, "attempt 2 to catch up")
+    assert run.counts() == run.produced.total()
+    assert run.ledger()[1] == 8000  # every offset committed exactly once, across both attempts
+    log2 = yarn.driver_log(second[2])
+    assert "epoch 2 taken" in log2, log2[-3000:]
+    assert "resuming from {" in log2 and "resuming from {}" not in log2  # from MySQL's offsets
+
+    marker.touch()
+    assert yarn.wait_state(app, ("FINISHED", "FAILED", "KILLED"), 180) == ("FINISHED", "SUCCEEDED")
+    assert "stopped cleanly at a batch boundary" in yarn.driver_log(second[2])
+    assert [a[0] for a in yarn.attempts(app)][0] == attempt1 and len(yarn.attempts(app)) == 2  # no third attempt
+    assert run.counts() == run.produced.total()
+
+
+def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, submitted, run):
+    marker = marker_for(run)
+    marker.touch()  # left over from an earlier stop: the submission removes it
+    env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES)
+    run.write(6000, seed=73, minutes=30)
+    app = yarn.submit(env)
+    submitted.append(app)
+    assert not marker.exists()
+
+    wait_until(lambda: run.ledger()[0] >= 1, 300, "the job to commit a batch", interval=0.5)
+    duplicate = yarn.run_script("submit-yarn.sh", env)
+    assert duplicate.returncode == EXIT_FENCED and "already runs on YARN" in duplicate.stderr, duplicate.stderr
+
+    assert yarn.run_script("stop-yarn.sh", env, "--kill").returncode == 0
+    assert yarn.wait_state(app, ("FINISHED", "FAILED", "KILLED"), 120)[0] == "KILLED"
+    assert len(yarn.attempts(app)) == 1  # a kill is final: YARN starts no other attempt
+    stored = stored_offsets(run.admin, run.job, run.topic)
+    assert run.counts() == run.produced.counts_below(stored)  # exactly the committed batches
+    assert run.ledger()[1] == sum(stored.values())
+
+    again = yarn.submit(env)
+    submitted.append(again)
+    wait_caught_up(yarn, run, again, "the resubmitted job to catch up")
+    assert run.counts() == run.produced.total()
+    assert run.ledger()[1] == 6000
+    stopped = yarn.run_script("stop-yarn.sh", env)
+    assert stopped.returncode == 0 and "FINISHED / SUCCEEDED" in stopped.stderr, stopped.stderr
