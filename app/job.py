@@ -28,6 +28,14 @@ MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW secon
 RESTART_WINDOW = 600
 
 
+def yarn_retry_of(spark: SparkSession) -> str | None:
+    """The application id when this driver is a YARN re-attempt (attempt 2 or later), else None."""
+    attempt = spark.sparkContext._jsc.sc().applicationAttemptId()  # a Scala Option
+    if spark.sparkContext.master != "yarn" or not attempt.isDefined() or attempt.get() == "1":
+        return None
+    return spark.sparkContext.applicationId
+
+
 class QueryFailed(Exception):
     """The streaming query ended with an error that was not a JobStop."""
 
@@ -57,7 +65,8 @@ class Job:
         conn = self.mysql("connecting to MySQL", lambda: sink.connect(cfg))
         try:
             self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
-            epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner))
+            retry_of = yarn_retry_of(self.spark)
+            epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner, retry_of))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
             return self.supervise(conn, epoch)
         finally:

@@ -145,9 +145,21 @@ def verify_schema(conn: SteadyDBConnection, database: str) -> None:
                           "as an admin (make schema), then restart")
 
 
-def acquire_lease(conn: SteadyDBConnection, job: str, owner: str) -> int:
-    """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit."""
+def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, retry_of: str | None = None) -> int:
+    """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit.
+
+    retry_of: this driver is YARN's re-attempt of that application. It takes the lease back only
+    from its own application's earlier attempts: a lease held by another application means a newer
+    submission superseded this one, which must not steal the job back (FencedError)."""
     with transaction(conn) as cursor:
+        if retry_of:
+            cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
+            row = cursor.fetchone()
+            if row is not None and not str(row[1]).endswith(f" app {retry_of}"):
+                raise FencedError(
+                    f"job {job!r} is held by another instance (epoch {row[0]}, {row[1]}): YARN restarted "
+                    f"application {retry_of}, but a newer instance had replaced it, so this attempt does not "
+                    "take the job back. Nothing was committed. If that instance is gone, submit the job again.")
         cursor.execute(BUMP_LEASE, (job, owner))
         cursor.execute(SELECT_LEASE, (job,))
         return int(cursor.fetchone()[0])

@@ -94,3 +94,23 @@ def test_shipped_config_file_names_every_key():
     text = shipped.read_text(encoding="utf-8")
     assert [key for key in KEYS if f"\n{key} =" not in text] == []
     assert cfg.job_name == "error-counter"
+
+
+def test_secrets_file_supplies_password_and_kafka_secrets_env_wins(tmp_path):
+    secrets = tmp_path / "secrets"
+    secrets.write_text("# shipped by submit-yarn.sh\nMYSQL_PASSWORD=file-pw=with=equals\n"
+                       "KAFKA_OPT_SASL_JAAS_CONFIG=mod required user=\"u\";\n", encoding="utf-8")
+    cfg = load_config(["--secrets-file", str(secrets)], {})
+    assert cfg.mysql_password == "file-pw=with=equals"
+    assert cfg.kafka_options == {"kafka.sasl.jaas.config": 'mod required user="u";'}
+    cfg = load_config(["--secrets-file", str(secrets)], {"MYSQL_PASSWORD": "env-pw"})
+    assert cfg.mysql_password == "env-pw"
+
+
+@pytest.mark.parametrize("line", ["KAFKA_TOPIC=hunter2", "hunter2", "mysql_password=hunter2"])
+def test_secrets_file_refuses_other_lines_without_echoing_them(tmp_path, line):
+    secrets = tmp_path / "secrets"
+    secrets.write_text(f"MYSQL_PASSWORD=ok\n{line}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="line 2") as error:
+        load_config(["--secrets-file", str(secrets)], {})
+    assert "hunter2" not in error.value.message

@@ -3,7 +3,7 @@
 
 import pytest
 
-from tests.services import admin, clean_error_log, make_topic  # noqa: F401
+from tests.services import admin, clean_error_log, make_topic, start_driver  # noqa: F401
 from tests.yarn.cluster import CONF_DIR, YarnApps
 
 

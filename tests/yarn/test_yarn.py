@@ -8,11 +8,11 @@ import kafka_admin
 import pytest
 
 from app.errors import EXIT_FENCED
-from tests.support import Scenario, stored_offsets, unique, wait_until
+from tests.support import Scenario, query, stored_offsets, unique, wait_until
 from tests.yarn.cluster import ROOT, YarnApps, job_env
 
 START = datetime(2036, 2, 29, 23, 30)
-SMALL_BATCHES = "200"  # many batches, so a kill lands mid-stream
+SMALL_BATCHES = "300"  # ten batches of a few seconds each on one YARN core: a kill lands mid-stream
 pytestmark = pytest.mark.yarn
 
 
@@ -29,9 +29,13 @@ def marker_for(run: Scenario):
 
 
 def wait_caught_up(yarn: YarnApps, run: Scenario, app: str, what: str, timeout: float = 300) -> None:
+    """Polls MySQL each second; asks YARN (a client JVM, ~3 s) every tenth poll whether the app died."""
+    polls = iter(range(10**9))
+
     def done():
-        state = yarn.state(app)[0]
-        assert state in ("ACCEPTED", "RUNNING"), f"{app} is {state} while {what}"
+        if next(polls) % 10 == 9:
+            state = yarn.state(app)[0]
+            assert state in ("ACCEPTED", "RUNNING"), f"{app} is {state} while waiting for {what}"
         return stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
     wait_until(done, timeout, what, interval=1)
 
@@ -39,7 +43,7 @@ def wait_caught_up(yarn: YarnApps, run: Scenario, app: str, what: str, timeout: 
 def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted, run):
     marker = marker_for(run)
     env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES)
-    run.write(6000, seed=71, minutes=90)  # crosses midnight into Feb 29 / Mar 1 in UTC
+    run.write(3000, seed=71, minutes=90)  # crosses midnight: Feb 29 into Mar 1 in UTC
     app = yarn.submit(env)
     submitted.append(app)
 
@@ -48,13 +52,13 @@ def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted,
     [(attempt1, _state, am1)] = yarn.attempts(app)
     yarn.kill_container(am1)
     at_kill = sum(stored_offsets(run.admin, run.job, run.topic).values())
-    assert at_kill < 6000, "attempt 1 drained the backlog before the kill: the test did not kill mid-stream"
+    assert at_kill < 3000, "attempt 1 drained the backlog before the kill: the test did not kill mid-stream"
 
     second = wait_until(lambda: len(a := yarn.attempts(app)) == 2 and a[1], 300, "YARN to start attempt 2", interval=2)
-    run.write(2000, seed=72, minutes=90)  # the stream goes on while attempt 2 starts
+    run.write(1000, seed=72, minutes=90)  # the stream goes on while attempt 2 starts
     wait_caught_up(yarn, run, app, "attempt 2 to catch up")
     assert run.counts() == run.produced.total()
-    assert run.ledger()[1] == 8000  # every offset committed exactly once, across both attempts
+    assert run.ledger()[1] == 4000  # every offset committed exactly once, across both attempts
     log2 = yarn.driver_log(second[2])
     assert "epoch 2 taken" in log2, log2[-3000:]
     assert "resuming from {" in log2 and "resuming from {}" not in log2  # from MySQL's offsets
@@ -70,7 +74,7 @@ def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, s
     marker = marker_for(run)
     marker.touch()  # left over from an earlier stop: the submission removes it
     env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES)
-    run.write(6000, seed=73, minutes=30)
+    run.write(3000, seed=73, minutes=30)
     app = yarn.submit(env)
     submitted.append(app)
     assert not marker.exists()
@@ -86,10 +90,43 @@ def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, s
     assert run.counts() == run.produced.counts_below(stored)  # exactly the committed batches
     assert run.ledger()[1] == sum(stored.values())
 
-    again = yarn.submit(env)
+    again = yarn.submit({**env, "MAX_OFFSETS_PER_TRIGGER": "0"})  # the rest in one batch
     submitted.append(again)
     wait_caught_up(yarn, run, again, "the resubmitted job to catch up")
     assert run.counts() == run.produced.total()
-    assert run.ledger()[1] == 6000
+    assert run.ledger()[1] == 3000
     stopped = yarn.run_script("stop-yarn.sh", env)
     assert stopped.returncode == 0 and "FINISHED / SUCCEEDED" in stopped.stderr, stopped.stderr
+
+
+def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, submitted, run, start_driver):
+    marker = marker_for(run)
+    env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES)
+    env["SPARK_SUBMIT_EXTRA"] += " --conf spark.yarn.maxAppAttempts=2"
+    run.write(3000, seed=74, minutes=30)
+    app = yarn.submit(env)
+    submitted.append(app)
+    wait_until(lambda: run.ledger()[0] >= 1, 300, "the YARN job to commit a batch", interval=0.5)
+
+    # Another instance of the same job (here a local driver) replaces the YARN application.
+    newer = start_driver(run.job, run.topic)
+    wait_until(lambda: epoch(run) == 2, 180, "the newer instance to take the lease")
+    run.write(600, seed=75, minutes=30)  # the YARN driver meets the newer lease at its next commit
+    # The application's attempt 1 is fenced at its next commit; YARN starts attempt 2, which must
+    # exit 3 without taking the lease back; the application fails for good.
+    assert yarn.wait_state(app, ("FINISHED", "FAILED", "KILLED"), 300)[1] == "FAILED"
+    attempts = yarn.attempts(app)
+    assert len(attempts) == 2
+    assert "newer instance had replaced it" in yarn.driver_log(attempts[1][2])
+    assert epoch(run) == 2
+
+    wait_until(lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
+               and newer.running(), 240, "the newer instance to catch up")
+    assert run.counts() == run.produced.total()
+    assert run.ledger()[1] == 3600
+    assert newer.stop() == 0
+
+
+def epoch(run: Scenario) -> int:
+    rows = query(run.admin, "SELECT epoch FROM job_leases WHERE job = %s", (run.job,))
+    return int(rows[0][0]) if rows else 0
