@@ -20,7 +20,8 @@ up() {
   if pid_alive "$PID" && [ -f "$CONF/yarn-site.xml" ]; then log "YARN already running (pid $(cat "$PID"))"; return 0; fi
   command -v java >/dev/null || die "java is not installed: apt-get install openjdk-17-jre-headless."
   local jars; jars=$("$ROOT/scripts/jars.sh" yarn)
-  mkdir -p "$DIR"; rm -rf "$CONF"
+  # A fresh cluster each time: nothing in it outlives a restart anyway (no HDFS, no recovery).
+  rm -rf "$CONF" "$DIR/target" "$DIR/staging"; mkdir -p "$DIR"
   cat > "$DIR/log4j.properties" <<'LOG'
 log4j.rootLogger=INFO,file
 log4j.appender.file=org.apache.log4j.RollingFileAppender

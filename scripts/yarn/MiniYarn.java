@@ -14,6 +14,34 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 
 public class MiniYarn {
+  private static final String CAPACITY = "yarn.scheduler.capacity.";
+  private static final String[][] SETTINGS = {
+    {"fs.defaultFS", "file:///"},
+    {"yarn.resourcemanager.hostname", "127.0.0.1"},
+    {"yarn.nodemanager.hostname", "127.0.0.1"},
+    // One queue taking the whole cluster, as in Spark's own YARN tests.
+    {"yarn.resourcemanager.scheduler.class",
+     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"},
+    {CAPACITY + "root.queues", "default"},
+    {CAPACITY + "root.default.capacity", "100"},
+    {CAPACITY + "root.default.maximum-capacity", "100"},
+    {CAPACITY + "root.default.user-limit-factor", "1"},
+    {CAPACITY + "root.default.state", "RUNNING"},
+    {CAPACITY + "root.default.acl_submit_applications", "*"},
+    {CAPACITY + "root.default.acl_administer_queue", "*"},
+    {CAPACITY + "node-locality-delay", "-1"},
+    {"yarn.nodemanager.resource.cpu-vcores", "4"},
+    {"yarn.scheduler.minimum-allocation-mb", "256"},
+    // A JVM plus a Python driver reserve far more virtual memory than YARN's 2.1 x default allows.
+    {"yarn.nodemanager.vmem-check-enabled", "false"},
+    // The RM's cap on attempts: conf/spark-yarn.conf's spark.yarn.maxAppAttempts (4) fits under it.
+    {"yarn.resourcemanager.am.max-attempts", "4"},
+    // A nearly full disk must not turn the only NodeManager unhealthy.
+    {"yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", "99.9"},
+    // Keep finished containers' directories and logs for a while, for post-mortems.
+    {"yarn.nodemanager.delete.debug-delay-sec", "3600"},
+  };
+
   public static void main(String[] args) throws Exception {
     if (args.length != 2) {
       System.err.println("usage: MiniYarn WORKDIR CONFDIR");
@@ -25,32 +53,11 @@ public class MiniYarn {
     // starts it with WORKDIR as the current directory.
 
     YarnConfiguration conf = new YarnConfiguration();
-    conf.set("fs.defaultFS", "file:///");
-    conf.set("yarn.resourcemanager.hostname", "127.0.0.1");
-    conf.set("yarn.nodemanager.hostname", "127.0.0.1");
-    // One queue taking the whole cluster, as in Spark's own YARN tests.
-    conf.set("yarn.resourcemanager.scheduler.class",
-        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
-    conf.set("yarn.scheduler.capacity.root.queues", "default");
-    conf.set("yarn.scheduler.capacity.root.default.capacity", "100");
-    conf.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
-    conf.set("yarn.scheduler.capacity.root.default.user-limit-factor", "1");
-    conf.set("yarn.scheduler.capacity.root.default.state", "RUNNING");
-    conf.set("yarn.scheduler.capacity.root.default.acl_submit_applications", "*");
-    conf.set("yarn.scheduler.capacity.root.default.acl_administer_queue", "*");
-    conf.set("yarn.scheduler.capacity.node-locality-delay", "-1");
+    for (String[] setting : SETTINGS) {
+      conf.set(setting[0], setting[1]);
+    }
     // Room for an AM and two executors on a small machine; containers round up to 256 MB.
     conf.set("yarn.nodemanager.resource.memory-mb", System.getProperty("yarn.memory.mb", "6144"));
-    conf.set("yarn.nodemanager.resource.cpu-vcores", "4");
-    conf.set("yarn.scheduler.minimum-allocation-mb", "256");
-    // A JVM plus a Python driver reserve far more virtual memory than YARN's 2.1 x default allows.
-    conf.set("yarn.nodemanager.vmem-check-enabled", "false");
-    // The RM's cap on attempts; the application asks for fewer (spark.yarn.maxAppAttempts).
-    conf.set("yarn.resourcemanager.am.max-attempts", "4");
-    // A nearly full disk must not turn the only NodeManager unhealthy.
-    conf.set("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", "99.9");
-    // Keep finished containers' directories and logs for a while, for post-mortems.
-    conf.set("yarn.nodemanager.delete.debug-delay-sec", "3600");
 
     MiniYARNCluster cluster = new MiniYARNCluster("errorcount-yarn", 1, 1, 1);
     cluster.init(conf);
