@@ -14,10 +14,13 @@ yarn_cli() { "$ROOT/scripts/hadoop-cli.sh" yarn "$@"; }
 # find the job by name. YARN lowercases tags and allows no commas; at most 100 characters.
 app_tag() { printf 'errorcount-job-%s' "$1" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9._:\n-' '_' | cut -c1-100; }
 
-# live_apps JOB_NAME: ids of this job's applications that are not finished.
+# live_apps JOB_NAME: ids of this job's applications that are not finished. Fails loudly when
+# YARN cannot be asked: "not running" must never be a guess.
 live_apps() {
-  yarn_cli application -list -appTags "$(app_tag "$1")" -appStates "$LIVE_STATES" 2>/dev/null |
-    grep -oE '^application_[0-9]+_[0-9]+' || true
+  local out
+  out=$(yarn_cli application -list -appTags "$(app_tag "$1")" -appStates "$LIVE_STATES" 2>&1) ||
+    die "cannot list YARN applications (is the ResourceManager named in HADOOP_CONF_DIR up?): $(tail -n 3 <<< "$out")"
+  grep -oE '^application_[0-9]+_[0-9]+' <<< "$out" || true
 }
 
 # app_field ID FIELD: one field of `yarn application -status` (State, Final-State, ...).

@@ -78,6 +78,13 @@ class YarnApps:
         paths = list(NM_LOGS.glob(f"**/{container}/errorcount-driver.log"))
         return paths[0].read_text(encoding="utf-8", errors="replace") if paths else ""
 
+    def app_logs(self, app: str) -> str:
+        """Every file the NodeManager keeps for the application's containers: launch scripts (the
+        environment and command lines), directory listings, stdout/stderr, Spark's and the driver's logs."""
+        files = [p for d in NM_LOGS.glob(f"**/*logDir*/{app}") for p in d.rglob("*") if p.is_file()]
+        assert files, f"no container logs of {app} under {NM_LOGS}"
+        return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
+
     def kill_container(self, container: str) -> None:
         """What a node's OOM killer or a crash does: SIGKILL to every process of the container
         (its JVM and the Python driver it started), through the NodeManager."""
