@@ -2,7 +2,10 @@
 calls reach HDFS or S3 on a cluster)."""
 
 import logging
+import threading
 
+from app.config import load_config
+from app.job import Job
 from app.stop_marker import POLL_SECONDS, StopMarker
 
 
@@ -40,3 +43,15 @@ def test_unreadable_file_system_keeps_the_job_running_and_warns_once(spark, capl
             clock.now += POLL_SECONDS
     warnings = [r.getMessage() for r in caplog.records if "cannot check the stop marker" in r.getMessage()]
     assert len(warnings) == 1 and "nosuchscheme://bucket/STOP" in warnings[0]
+
+
+def test_a_start_with_the_marker_present_exits_0_before_touching_mysql(spark, tmp_path, caplog):
+    """A restart or YARN re-attempt after the operator asked for a stop: nothing to do, and exit 0
+    so that YARN records SUCCEEDED instead of starting yet another attempt."""
+    (tmp_path / "STOP").touch()
+    # A MySQL that cannot exist: reaching for it would fail the test with exit 5, not 0.
+    cfg = load_config(["--stop-marker", f"file://{tmp_path}/STOP", "--mysql-host", "203.0.113.1",
+                       "--mysql-connect-timeout", "1", "--retry-seconds", "0"], {})
+    with caplog.at_level(logging.INFO, logger="errorcount"):
+        assert Job(cfg, spark, threading.Event()).run() == 0
+    assert any("exists: not starting" in r.getMessage() for r in caplog.records)
