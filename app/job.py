@@ -28,12 +28,17 @@ MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW secon
 RESTART_WINDOW = 600
 
 
-def yarn_retry_of(spark: SparkSession) -> str | None:
-    """The application id when this driver is a YARN re-attempt (attempt 2 or later), else None."""
+def yarn_reattempt(spark: SparkSession, env) -> sink.Reattempt | None:
+    """Set when this driver is a YARN re-attempt (attempt 2 or later) that knows when its
+    application was submitted (the ResourceManager puts that in the AM's environment)."""
     attempt = spark.sparkContext._jsc.sc().applicationAttemptId()  # a Scala Option
+    submitted = env.get("APP_SUBMIT_TIME_ENV", "")
     if spark.sparkContext.master != "yarn" or not attempt.isDefined() or attempt.get() == "1":
         return None
-    return spark.sparkContext.applicationId
+    if not submitted.isdigit():
+        log.warning("YARN attempt %s without APP_SUBMIT_TIME_ENV: taking the job lease like a new start", attempt.get())
+        return None
+    return sink.Reattempt(spark.sparkContext.applicationId, int(submitted))
 
 
 class QueryFailed(Exception):
@@ -65,8 +70,8 @@ class Job:
         conn = self.mysql("connecting to MySQL", lambda: sink.connect(cfg))
         try:
             self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
-            retry_of = yarn_retry_of(self.spark)
-            epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner, retry_of))
+            reattempt = yarn_reattempt(self.spark, os.environ)
+            epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner, reattempt))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
             return self.supervise(conn, epoch)
         finally:

@@ -38,6 +38,8 @@ UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_
 BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner) VALUES (%s, 1, %s) "
               "ON DUPLICATE KEY UPDATE epoch = epoch + 1, owner = VALUES(owner), acquired_at = CURRENT_TIMESTAMP(3)")
 SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
+# acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
+SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
 # A dead letter seen again (a batch re-read after a crash) keeps its first row.
 INSERT_REJECTED = ("INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value) "
                    "VALUES (%s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
@@ -145,21 +147,33 @@ def verify_schema(conn: SteadyDBConnection, database: str) -> None:
                           "as an admin (make schema), then restart")
 
 
-def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, retry_of: str | None = None) -> int:
+@dataclass(frozen=True)
+class Reattempt:
+    """This driver is YARN's re-attempt (attempt 2 or later) of application `app`, which YARN
+    accepted at `submitted_ms` (epoch milliseconds, from the AM's APP_SUBMIT_TIME_ENV)."""
+
+    app: str
+    submitted_ms: int
+
+
+def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, reattempt: Reattempt | None = None) -> int:
     """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit.
 
-    retry_of: this driver is YARN's re-attempt of that application. It takes the lease back only
-    from its own application's earlier attempts: a lease held by another application means a newer
-    submission superseded this one, which must not steal the job back (FencedError)."""
+    A YARN re-attempt does not take the job from an instance of another application that took it
+    after this application was submitted: that instance replaced this application, which must
+    not steal the job back (FencedError). Earlier attempts of its own application, and holders
+    older than its submission (the previous deployment), it takes over like any start."""
     with transaction(conn) as cursor:
-        if retry_of:
-            cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
+        if reattempt:
+            cursor.execute(SELECT_LEASE_HOLDER, (job,))
             row = cursor.fetchone()
-            if row is not None and not str(row[1]).endswith(f" app {retry_of}"):
+            own = row is not None and str(row[1]).endswith(f" app {reattempt.app}")
+            if row is not None and not own and float(row[2]) * 1000 >= reattempt.submitted_ms:
                 raise FencedError(
-                    f"job {job!r} is held by another instance (epoch {row[0]}, {row[1]}): YARN restarted "
-                    f"application {retry_of}, but a newer instance had replaced it, so this attempt does not "
-                    "take the job back. Nothing was committed. If that instance is gone, submit the job again.")
+                    f"job {job!r} is held by another instance (epoch {row[0]}, {row[1]}) that took it after "
+                    f"application {reattempt.app} was submitted: it replaced this application, so YARN's "
+                    "re-attempt does not take the job back. Nothing was committed. If that instance is "
+                    "gone, submit the job again.")
         cursor.execute(BUMP_LEASE, (job, owner))
         cursor.execute(SELECT_LEASE, (job,))
         return int(cursor.fetchone()[0])

@@ -119,7 +119,7 @@ def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, su
     assert yarn.wait_state(app, ("FINISHED", "FAILED", "KILLED"), 300)[1] == "FAILED"
     attempts = yarn.attempts(app)
     assert len(attempts) == 2
-    assert "newer instance had replaced it" in yarn.driver_log(attempts[1][2])
+    assert "it replaced this application" in yarn.driver_log(attempts[1][2])
     assert epoch(run) == 2
 
     wait_until(lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
@@ -132,3 +132,11 @@ def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, su
 def epoch(run: Scenario) -> int:
     rows = query(run.admin, "SELECT epoch FROM job_leases WHERE job = %s", (run.job,))
     return int(rows[0][0]) if rows else 0
+
+
+def test_invalid_configuration_stops_the_submission_before_yarn(yarn, run):
+    env = job_env(run.job, run.topic, marker_for(run), STARTING_OFFSETS="sometimes")
+    result = yarn.run_script("submit-yarn.sh", env)
+    assert result.returncode == 2, result.stderr
+    assert "STARTING_OFFSETS must be earliest or latest" in result.stderr
+    assert "spark-submit" not in result.stderr and not result.stdout.strip()  # nothing was submitted
