@@ -13,6 +13,8 @@ import time
 
 from pyspark.sql import SparkSession
 
+from app.retry import first_line
+
 log = logging.getLogger("errorcount")
 POLL_SECONDS = 2.0  # one metadata call per poll: cheap for a NameNode, prompt enough for an operator
 
@@ -21,8 +23,7 @@ class StopMarker:
     """present() is True once the marker exists; it asks the file system at most every POLL_SECONDS."""
 
     def __init__(self, spark: SparkSession, path: str, clock=time.monotonic):
-        self.path, self.clock = path, clock
-        self.spark = spark
+        self.spark, self.path, self.clock = spark, path, clock
         self.checked_at: float | None = None
         self.seen = False
         self.failing = False
@@ -46,7 +47,7 @@ class StopMarker:
             if not self.failing:
                 log.warning("cannot check the stop marker %s (%s); the job keeps running and checks again. "
                             "Fix the path or the file system's access, or stop the job another way.",
-                            self.path, str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
+                            self.path, first_line(error))
             self.failing = True
             return False
         if self.failing:

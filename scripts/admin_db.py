@@ -50,6 +50,12 @@ def stored_offsets(conn: pymysql.Connection, job: str, topic: str) -> dict[int, 
     return {int(p): int(o) for p, o in rows}
 
 
+def lease(conn: pymysql.Connection, job: str) -> tuple[int, str]:
+    """(epoch, owner) of the job's lease; (0, '') before any instance took it."""
+    rows = query(conn, "SELECT epoch, owner FROM job_leases WHERE job = %s", (job,))
+    return (int(rows[0][0]), rows[0][1]) if rows else (0, "")
+
+
 def ledger(conn: pymysql.Connection, job: str) -> tuple[int, int, int, int]:
     """(batches, records, error lines, rejected) summed over the job's ledger."""
     row = query(conn, "SELECT COUNT(*), COALESCE(SUM(records), 0), COALESCE(SUM(error_lines), 0), "

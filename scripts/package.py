@@ -5,7 +5,8 @@
   main.py                the driver script spark-submit starts (app/main.py)
   errorcount-env.tar.gz  a venv-pack archive of requirements-driver.txt, for --archives ...#environment
   jars/                  the Spark Kafka connector jars matching pyspark, for --jars
-  conf/                  the conf/ files submit-yarn.sh reads (errorcount.conf is a template)
+  conf/                  the conf/ files submit-yarn.sh reads (errorcount.conf is a template;
+                         log4j2.properties is the submitting client's own logging)
   MANIFEST.txt           versions and the sha256 of every file above
 
 Usage: package.py OUTDIR JAR[,JAR...]
@@ -23,7 +24,7 @@ import pyspark
 
 ROOT = Path(__file__).resolve().parents[1]
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: no build clock in the bundle
-CONF_FILES = ("errorcount.conf", "spark-defaults.conf", "spark-yarn.conf", "log4j2-yarn.properties")
+CONF_FILES = ("errorcount.conf", "spark-defaults.conf", "spark-yarn.conf", "log4j2.properties", "log4j2-yarn.properties")
 
 
 def app_zip(target: Path) -> None:

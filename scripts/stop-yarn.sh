@@ -21,9 +21,9 @@ log "creating the stop marker $marker for job '$job' ($(echo $apps))"
 "$ROOT/scripts/hadoop-cli.sh" fs -touchz "$marker" || die "cannot create the stop marker $marker: check the path and your access to it."
 deadline=$((SECONDS + ${STOP_TIMEOUT:-600}))
 for app in $apps; do
-  while state=$(app_field "$app" State); [ "$state" != FINISHED ] && [ "$state" != FAILED ] && [ "$state" != KILLED ]; do
+  while read -r state final < <(app_state "$app"); [ "$state" != FINISHED ] && [ "$state" != FAILED ] && [ "$state" != KILLED ]; do
     [ "$SECONDS" -lt "$deadline" ] || die "$app has not stopped within ${STOP_TIMEOUT:-600} s: look at its driver log; 'stop-yarn.sh --kill' stops it at once."
     sleep 2
   done
-  log "$app: $state / $(app_field "$app" Final-State)"
+  log "$app: $state / $final"
 done

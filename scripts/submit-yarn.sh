@@ -51,20 +51,9 @@ mkdir -p "$STAGE/spark-conf"
   [ -z "${SPARK_YARN_ARCHIVE:-}" ] || echo "spark.yarn.archive $SPARK_YARN_ARCHIVE"
   [ -z "${SPARK_YARN_JARS:-}" ] || echo "spark.yarn.jars $SPARK_YARN_JARS"
 } > "$STAGE/spark-conf/spark-defaults.conf"
-# The submitting client's own log: Spark's YARN client at INFO (it reports the application id).
-cat > "$STAGE/spark-conf/log4j2.properties" <<'LOG'
-rootLogger.level = warn
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-logger.client.name = org.apache.spark.deploy.yarn.Client
-logger.client.level = info
-logger.nativeloader.name = org.apache.hadoop.util.NativeCodeLoader
-logger.nativeloader.level = error
-LOG
+# The submitting client logs as the local job does (conf/log4j2.properties: the YARN client's
+# INFO lines report the application id).
+cp "$PACKAGE/conf/log4j2.properties" "$STAGE/spark-conf/"
 
 jars=$(compgen -G "$PACKAGE/jars/*.jar" | paste -sd, -)
 extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"

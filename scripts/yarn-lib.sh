@@ -23,8 +23,8 @@ live_apps() {
   grep -oE '^application_[0-9]+_[0-9]+' <<< "$out" || true
 }
 
-# app_field ID FIELD: one field of `yarn application -status` (State, Final-State, ...).
-app_field() {
+# app_state ID: "State Final-State" of `yarn application -status`, e.g. "FINISHED SUCCEEDED".
+app_state() {
   yarn_cli application -status "$1" 2>/dev/null |
-    awk -F' : ' -v field="$2" '{ gsub(/^[ \t]+/, "", $1) } $1 == field { print $2; exit }'
+    awk -F' : ' '{ gsub(/^[ \t]+/, "", $1) } $1 == "State" { s = $2 } $1 == "Final-State" { f = $2 } END { print s, f }'
 }

@@ -18,7 +18,7 @@ import pymysql
 # Admin-side readers live in scripts/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
 from admin_db import connect as admin_connect  # noqa: F401
-from admin_db import dotenv, error_log, ledger, query, stored_offsets  # noqa: F401
+from admin_db import dotenv, error_log, lease, ledger, query, stored_offsets  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / ".local" / "test-logs"
@@ -160,3 +160,6 @@ class Scenario:
 
     def ledger(self) -> tuple[int, int, int, int]:
         return ledger(self.admin, self.job)
+
+    def epoch(self) -> int:
+        return lease(self.admin, self.job)[0]

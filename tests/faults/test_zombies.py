@@ -6,7 +6,7 @@ from datetime import datetime
 import pytest
 
 from app.errors import EXIT_FENCED
-from tests.support import query, wait_until
+from tests.support import wait_until
 
 START = datetime(2035, 1, 1, 0, 0)
 ROUNDS = 5
@@ -18,14 +18,10 @@ def test_newest_instance_wins_and_fences_the_older_one(scenario):
     run.write(600, seed=51, minutes=5)
     current = run.caught_up_driver("the first instance to catch up")
 
-    def epoch() -> int:
-        rows = query(run.admin, "SELECT epoch FROM job_leases WHERE job = %s", (run.job,))
-        return int(rows[0][0]) if rows else 0
-
     for round_number in range(ROUNDS):
-        taken = epoch() + 1
+        taken = run.epoch() + 1
         newer = run.driver()
-        wait_until(lambda: epoch() == taken, 120, "the newer instance to take the lease")  # noqa: B023 (used at once)
+        wait_until(lambda: run.epoch() == taken, 120, "the newer instance to take the lease")  # noqa: B023 (used at once)
         run.write(300, seed=52 + round_number, minutes=5)
         assert current.wait(180) == EXIT_FENCED, current.log()[-3000:]
         assert "was taken over by another instance" in current.log()

@@ -9,7 +9,7 @@ import pytest
 from app import sink
 from app.config import load_config
 from app.errors import FencedError
-from tests.support import ROOT, query, unique
+from tests.support import ROOT, lease, unique
 
 APP_A, APP_B = "application_1700000000000_0001", "application_1700000000000_0002"
 
@@ -21,11 +21,6 @@ def conn(admin):
     connection = sink.connect(load_config([], env))
     yield connection
     connection.close()
-
-
-def lease(admin, job: str) -> tuple[int, str]:
-    epoch, owner = query(admin, "SELECT epoch, owner FROM job_leases WHERE job = %s", (job,))[0]
-    return int(epoch), owner
 
 
 def now_ms() -> int:

@@ -4,6 +4,7 @@ NodeManager's container log directories for the drivers' logs."""
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,9 +21,7 @@ CONTAINER_TZ = "Asia/Kolkata"
 
 
 def java_home() -> str:
-    java = Path(subprocess.run(["bash", "-c", "readlink -f \"$(command -v java)\""], capture_output=True,
-                               text=True, check=True).stdout.strip())
-    return str(java.parent.parent)
+    return str(Path(shutil.which("java")).resolve().parent.parent)
 
 
 def job_env(job: str, topic: str, marker: Path, **settings: str) -> dict[str, str]:
@@ -49,7 +48,8 @@ class YarnApps:
         LOGS.mkdir(parents=True, exist_ok=True)
         result = subprocess.run([str(ROOT / "scripts" / script), *args], env=env, capture_output=True, text=True,
                                 timeout=600)
-        (LOGS / f"{script}-{env['JOB_NAME']}.log").open("a").write(result.stderr)
+        with (LOGS / f"{script}-{env['JOB_NAME']}.log").open("a") as log:
+            log.write(result.stderr)
         return result
 
     def submit(self, env: dict[str, str]) -> str:

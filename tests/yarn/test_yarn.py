@@ -2,13 +2,14 @@
 ApplicationMaster. Its container dies mid-stream; YARN's attempt 2 must resume from MySQL and
 finish exact; the stop marker and `yarn application -kill` must stop it with nothing half-committed."""
 
+import itertools
 from datetime import datetime
 
 import kafka_admin
 import pytest
 
 from app.errors import EXIT_FENCED
-from tests.support import Scenario, query, stored_offsets, unique, wait_until
+from tests.support import Scenario, stored_offsets, unique, wait_until
 from tests.yarn.cluster import ROOT, YarnApps, job_env
 
 START = datetime(2036, 2, 29, 23, 30)
@@ -30,10 +31,10 @@ def marker_for(run: Scenario):
 
 def wait_caught_up(yarn: YarnApps, run: Scenario, app: str, what: str, timeout: float = 300) -> None:
     """Polls MySQL each second; asks YARN (a client JVM, ~3 s) every tenth poll whether the app died."""
-    polls = iter(range(10**9))
+    polls = itertools.count(1)
 
     def done():
-        if next(polls) % 10 == 9:
+        if next(polls) % 10 == 0:
             state = yarn.state(app)[0]
             assert state in ("ACCEPTED", "RUNNING"), f"{app} is {state} while waiting for {what}"
         return stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
@@ -112,7 +113,7 @@ def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, su
 
     # Another instance of the same job (here a local driver) replaces the YARN application.
     newer = start_driver(run.job, run.topic)
-    wait_until(lambda: epoch(run) == 2, 180, "the newer instance to take the lease")
+    wait_until(lambda: run.epoch() == 2, 180, "the newer instance to take the lease")
     run.write(600, seed=75, minutes=30)  # the YARN driver meets the newer lease at its next commit
     # The application's attempt 1 is fenced at its next commit; YARN starts attempt 2, which must
     # exit 3 without taking the lease back; the application fails for good.
@@ -120,7 +121,7 @@ def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, su
     attempts = yarn.attempts(app)
     assert len(attempts) == 2
     assert "it replaced this application" in yarn.driver_log(attempts[1][2])
-    assert epoch(run) == 2
+    assert run.epoch() == 2
 
     wait_until(lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
                and newer.running(), 240, "the newer instance to catch up")
@@ -128,10 +129,6 @@ def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, su
     assert run.ledger()[1] == 3600
     assert newer.stop() == 0
 
-
-def epoch(run: Scenario) -> int:
-    rows = query(run.admin, "SELECT epoch FROM job_leases WHERE job = %s", (run.job,))
-    return int(rows[0][0]) if rows else 0
 
 
 def test_invalid_configuration_stops_the_submission_before_yarn(yarn, run):
