@@ -5,7 +5,7 @@ without a trailing CR and surrounding spaces/tabs. That line is
     TIMESTAMP  <spaces/tabs>  LEVEL[:]  [<space/tab> message]
 with TIMESTAMP = YYYY-MM-DD{' '|T}HH:MM:SS[{.|,}fraction][Z|+HH:MM|+HHMM]. Minutes are
 epoch minutes: UTC when the line has a zone, else the wall-clock minute as written. Nothing
-here depends on the JVM, driver or session time zone: it is integer arithmetic on a DATE.
+here depends on the JVM, driver or session time zone: it is integer arithmetic on the digits.
 """
 
 from datetime import datetime
@@ -17,15 +17,18 @@ from app.columns import once_per_app, select_stages
 
 # Java regex: \d is ASCII-only (fullwidth digits are rejected); \z is the very end of input.
 _TIME = r"\d{4}-\d{2}-\d{2}[ T](?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"
-_ZONE = r"(Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?"
-_LEVEL = r"(\[[A-Za-z]+\]|[A-Za-z]+):?(?:[ \t]|\z)"
-LINE_PATTERN = "^" + _TIME + _ZONE + r"[ \t]+" + _LEVEL
-TIMESTAMP_PATTERN = "^" + _TIME + _ZONE + r"(?:[ \t]|\z)"
-ZONE_GROUP, LEVEL_GROUP = 1, 2
-# The whole line in one match (DOTALL: the rest may hold any character), rewritten by with_fields.
-MARK = "\u0001"
-MATCH_PATTERN = "(?s)" + LINE_PATTERN + ".*"
-MATCH_REPLACEMENT = f"{MARK}${ZONE_GROUP}{MARK}${LEVEL_GROUP}"
+_ZONE = r"(?:Z|[+-](?:0\d|1[0-4]):?[0-5]\d)"
+_LEVEL = r"(?:\[[A-Za-z]+\]|[A-Za-z]+)"
+# Group 1 is the zone (if any), the blanks and the level: "+05:30 ERROR", " [WARN]", "Z\tINFO".
+_ZONE_LEVEL = "(" + _ZONE + r"?[ \t]+" + _LEVEL + "):?"
+# On a line (first line, CR and blanks stripped): after the level, a blank or the end.
+LINE_PATTERN = "^" + _TIME + _ZONE_LEVEL + r"(?:[ \t]|\z)"
+# The same on the raw value, where the first line can also end at LF, CRLF, or CR at the end.
+# For a value that starts with a digit it matches exactly when LINE_PATTERN matches the line,
+# with the same group: the match lies inside the first line, and the line is a prefix of the
+# value up to trailing blanks, which both patterns accept after the level.
+RAW_PATTERN = "^" + _TIME + _ZONE_LEVEL + r"(?:[ \t]|\r?\n|\r?\z)"
+TIMESTAMP_PATTERN = "^" + _TIME + _ZONE + r"?(?:[ \t]|\z)"
 
 _EPOCH = datetime(1970, 1, 1)
 MIN_MINUTE = int((datetime(1000, 1, 1) - _EPOCH).total_seconds() // 60)
@@ -42,22 +45,33 @@ REJECT_DATE = "impossible_date"
 REJECT_RANGE = "minute_out_of_range"
 
 
+def clean_line(text: Column) -> Column:
+    """The contract's line of a record's text: valid UTF-8 (invalid bytes replaced), first line,
+    one trailing CR removed, spaces and tabs trimmed at both ends."""
+    first = F.substring_index(F.make_valid_utf8(text), "\n", 1)
+    return F.btrim(F.regexp_replace(first, "\r\\z", ""), F.lit(" \t"))
+
+
 @once_per_app
-def _first_line_stages() -> list[list]:
-    text = F.make_valid_utf8(F.col("value").cast("string"))
-    has_cr = F.instr("first", "\r") > 0
-    blank_edge = (F.startswith("first", F.lit(" ")) | F.startswith("first", F.lit("\t"))
-                  | F.endswith("first", F.lit(" ")) | F.endswith("first", F.lit("\t")))
+def _match_stages() -> list[list]:
     keep = ["partition", "offset", "value"]
-    # The costly steps run only where needed (CASE is lazy): most lines have no CR and no blanks.
-    return [keep + [F.substring_index(text, "\n", 1).alias("first")],
-            keep + [F.when(has_cr, F.regexp_replace("first", "\r$", "")).otherwise(F.col("first")).alias("first")],
-            keep + [F.when(blank_edge, F.expr("trim(BOTH ' \t' FROM first)")).otherwise(F.col("first")).alias("line")]]
+    on_raw = F.col("raw_match") != ""
+    # CASE is lazy: the cleanup and the second match run only for values the raw match failed.
+    return [keep + [F.col("value").cast("string").alias("raw")],
+            keep + ["raw", F.regexp_extract("raw", RAW_PATTERN, 1).alias("raw_match")],
+            keep + ["raw_match", F.when(on_raw, F.col("raw")).otherwise(clean_line(F.col("raw"))).alias("text")],
+            keep + ["text", F.coalesce(F.when(on_raw, F.col("raw_match"))
+                                       .otherwise(F.regexp_extract("text", LINE_PATTERN, 1)), F.lit("")).alias("zone_level")]]
 
 
-def with_first_line(df: DataFrame) -> DataFrame:
-    """In: value (binary), partition, offset. Out: the same plus line (string, null if value is null)."""
-    return select_stages(df, _first_line_stages())
+def with_match(df: DataFrame) -> DataFrame:
+    """In: partition, offset, value (binary). Out: the same plus text (string, null for a null
+    value) and zone_level (string: group 1 of the patterns, '' when the line breaks the contract).
+
+    text is the raw value when it matched RAW_PATTERN (its line starts it, so date and time
+    sit at fixed places), else the cleaned line. One regex pass per record for the usual line;
+    only the others pay for the cleanup and a second pass."""
+    return select_stages(df, _match_stages())
 
 
 def is_real_date(year: Column, month: Column, day: Column) -> Column:
@@ -68,65 +82,69 @@ def is_real_date(year: Column, month: Column, day: Column) -> Column:
     return month.between(1, 12) & day.between(1, days_in_month)
 
 
+def epoch_day(year: Column, month: Column, day: Column) -> Column:
+    """Days since 1970-01-01 of a real proleptic Gregorian date with year >= 1, in long
+    arithmetic (the days-from-civil algorithm: March-based years, 400-year eras), no DATE type."""
+    march_year = year.cast("long") - F.when(month <= 2, 1).otherwise(0)
+    era, year_of_era = F.floor(march_year / 400), F.pmod(march_year, F.lit(400))
+    day_of_year = F.floor((153 * (month + F.when(month > 2, -3).otherwise(9)) + 2) / 5) + day - 1
+    day_of_era = year_of_era * 365 + F.floor(year_of_era / 4) - F.floor(year_of_era / 100) + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
 @once_per_app
 def _field_stages() -> list[list]:
-    parsed = F.regexp_replace("line", MATCH_PATTERN, MATCH_REPLACEMENT)
-    matched = F.startswith("parsed", F.lit(MARK)) & ~F.startswith("line", F.lit(MARK))
-    zone = F.col("zone")
-    sign = F.when(F.substring(zone, 1, 1) == "-", -1).otherwise(1)
-    zone_minutes = (F.when(F.length(zone) <= 1, 0)  # no zone, or Z
-                    .otherwise(sign * (F.substring(zone, 2, 2).try_cast("int") * 60
-                                       + F.substring(zone, -2, 2).try_cast("int"))))
-    year, month, day = (F.substring("line", start, length).try_cast("int") for start, length in ((1, 4), (6, 2), (9, 2)))
-    keep = ["partition", "offset", "value", "line"]
-    return [keep + [parsed.alias("parsed")],
-            keep + [F.when(matched, F.substring_index(F.substring("parsed", 2, 1 << 20), MARK, 1)).alias("zone"),
-                    F.when(matched, F.substring_index("parsed", MARK, -1)).otherwise("").alias("level"),
-                    year.alias("year"), month.alias("month"), day.alias("day")],
-            keep + [  # make_date raises on impossible dates under ANSI mode, hence the guard (CASE is lazy).
-                    F.when(is_real_date(F.col("year"), F.col("month"), F.col("day")),
-                           F.make_date("year", "month", "day")).alias("log_date"),
-                    F.substring("line", 12, 2).try_cast("int").alias("log_hour"),
-                    F.substring("line", 15, 2).try_cast("int").alias("log_minute"),
-                    zone_minutes.alias("zone_minutes"), "level"]]
+    blanks_as_spaces = F.translate("zone_level", "\t", " ")
+    year, month, day, hour, minute = (F.substring("text", start, length).try_cast("int")
+                                      for start, length in ((1, 4), (6, 2), (9, 2), (12, 2), (15, 2)))
+    keep = ["partition", "offset", "value", "text"]
+    return [keep + [blanks_as_spaces.alias("zone_level")],
+            keep + [F.substring_index("zone_level", " ", 1).alias("zone"),
+                    F.substring_index("zone_level", " ", -1).alias("level"),
+                    year.alias("year"), month.alias("month"), day.alias("day"),
+                    hour.alias("hour"), minute.alias("minute_of_hour")]]
 
 
 def with_fields(df: DataFrame) -> DataFrame:
-    """In: partition, offset, value, line. Adds log_date (date), log_hour, log_minute, zone_minutes (ints)
-    and level (string, '' when the line does not match the contract).
-
-    One regex pass per line: a matching line is rewritten to MARK zone MARK level (a line that
-    does not match comes back unchanged, and cannot start with MARK unless it starts with it
-    itself). Date and time then sit at fixed places of the line.
-    """
+    """In: with_match's output. Out: partition, offset, value, text, zone (string: '', 'Z',
+    '+HH:MM' or '+HHMM'), level (string, '' when the line breaks the contract), year, month,
+    day, hour, minute_of_hour (ints as written, meaningful only where level is not '')."""
     return select_stages(df, _field_stages())
 
 
 @once_per_app
 def _minute() -> Column:
-    epoch_day = F.datediff("log_date", F.lit("1970-01-01").cast("date")).cast("long")
-    return (epoch_day * 1440 + F.col("log_hour") * 60 + F.col("log_minute") - F.col("zone_minutes")).alias("minute")
+    zone = F.col("zone")
+    sign = F.when(F.startswith(zone, F.lit("-")), -1).otherwise(1)
+    zone_minutes = (F.when(F.length(zone) <= 1, 0)  # no zone, or Z
+                    .otherwise(sign * (F.substring(zone, 2, 2).try_cast("int") * 60
+                                       + F.substring(zone, -2, 2).try_cast("int"))))
+    year, month, day = F.col("year"), F.col("month"), F.col("day")
+    # The date check guards the arithmetic (CASE is lazy), which is only meant for real dates.
+    minute = (epoch_day(year, month, day) * 1440 + F.col("hour") * 60 + F.col("minute_of_hour") - zone_minutes)
+    return F.when((F.col("level") != "") & is_real_date(year, month, day), minute).alias("minute")
 
 
 def with_minute(df: DataFrame) -> DataFrame:
-    """Adds minute (long epoch minute, UTC if zoned, null if the date is impossible) to with_fields' output."""
-    return df.select("*", _minute())
+    """In: with_fields' output. Out: partition, offset, value, text, level and minute (long
+    epoch minute, UTC if zoned; null if the line breaks the contract or its date is impossible)."""
+    return df.select("partition", "offset", "value", "text", "level", _minute())
 
 
 @once_per_app
 def reject_reason() -> Column:
     """Why a row of with_minute's output is rejected, or null when it is a valid event."""
-    return (F.when(F.col("line").isNull(), REJECT_NULL)
-            .when(F.col("line") == "", REJECT_EMPTY)
-            .when((F.col("level") == "") & ~F.col("line").rlike(TIMESTAMP_PATTERN), REJECT_TIMESTAMP)
+    return (F.when(F.col("text").isNull(), REJECT_NULL)
+            .when(F.col("text") == "", REJECT_EMPTY)
+            .when((F.col("level") == "") & ~F.col("text").rlike(TIMESTAMP_PATTERN), REJECT_TIMESTAMP)
             .when(F.col("level") == "", REJECT_LEVEL)
-            .when(F.col("log_date").isNull(), REJECT_DATE)
+            .when(F.col("minute").isNull(), REJECT_DATE)
             .when(~F.col("minute").between(MIN_MINUTE, MAX_MINUTE), REJECT_RANGE))
 
 
 def fields_df(df: DataFrame) -> DataFrame:
     """In: Kafka rows (value, partition, offset). Out: with_minute's columns."""
-    return df.transform(with_first_line).transform(with_fields).transform(with_minute)
+    return df.transform(with_match).transform(with_fields).transform(with_minute)
 
 
 @once_per_app

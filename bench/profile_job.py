@@ -11,7 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from app.aggregate import batch_summary_df
-from app.parse import classify_lines_df, dead_letters_df, fields_df, with_first_line
+from app.parse import classify_lines_df, dead_letters_df, fields_df, with_match
 
 
 def timed(action, runs: int = 3) -> float:
@@ -36,12 +36,12 @@ def main() -> int:
     count = records // partitions * partitions
 
     def consume(df: DataFrame) -> None:
-        df.agg(*[F.max(F.length(c) if c in ("value", "line", "first") else c).alias(f"c{i}")
+        df.agg(*[F.max(F.length(c) if c in ("value", "text", "raw") else c).alias(f"c{i}")
                  for i, c in enumerate(df.columns)]).collect()
 
     steps = [("Kafka read (Spark source)", lambda: consume(source)),
-             ("+ decode, first line", lambda: consume(source.transform(with_first_line))),
-             ("+ regex match, fields, minute", lambda: consume(source.transform(fields_df).drop("value", "line"))),
+             ("+ decode, regex match", lambda: consume(source.transform(with_match))),
+             ("+ fields, minute", lambda: consume(source.transform(fields_df).drop("value", "text"))),
              ("+ reject reasons (classify_lines_df)", lambda: consume(source.transform(classify_lines_df))),
              ("+ aggregate and collect (the job's count job)",
               lambda: source.transform(classify_lines_df).transform(batch_summary_df).collect()),

@@ -77,6 +77,13 @@ CASES = [
     (b"2024-01-01 10:00:00 ERROR::", None, False, parse.REJECT_LEVEL),
     ("2024-01-01 10:00:00 ERROR\u2028".encode(), None, False, parse.REJECT_LEVEL),
     (b"2024-01-01 10:00:00 ERROR\rx", None, False, parse.REJECT_LEVEL),
+    (b"2024-01-01 10:00:00 ERROR\r\r\nnext", None, False, parse.REJECT_LEVEL),  # only one trailing CR goes
+    (b"2024-01-01 10:00:00 ERROR\r", (2024, 1, 1, 10, 0), True, None),
+    (b"2024-01-01 10:00:00 ERROR \r\n", (2024, 1, 1, 10, 0), True, None),
+    (b"2024-01-01 10:00:00\r\nERROR", None, False, parse.REJECT_LEVEL),
+    (b"\t2024-01-01 10:00:00 \t", None, False, parse.REJECT_LEVEL),
+    (b"\t2024-02-30 10:00:00 ERROR", None, False, parse.REJECT_DATE),
+    (b" 2024-01-01 10:00:00+01:00 ERROR", (2024, 1, 1, 9, 0), True, None),
 ]
 
 
@@ -86,5 +93,5 @@ def test_classify_lines_follows_the_contract(spark):
     expected = spark.createDataFrame(
         [(0, i, epoch_minute(*minute) if minute else None, is_error, reason)
          for i, (_value, minute, is_error, reason) in enumerate(CASES)], OUT_SCHEMA)
-    assert_df_equality(source.transform(classify_lines_df), expected, ignore_row_order=True)
+    assert_df_equality(source.transform(classify_lines_df), expected, ignore_row_order=True, ignore_nullable=True)
 
