@@ -1,4 +1,5 @@
-"""The foreachBatch handler: one Spark job to aggregate, one MySQL transaction to commit."""
+"""The foreachBatch handler: one Spark job to count and keep dead letters, one MySQL transaction
+to commit."""
 
 import logging
 import threading
@@ -7,10 +8,10 @@ import time
 from pyspark.sql import DataFrame
 
 from app import faults, offsets, sink
-from app.aggregate import BatchSummary, batch_summary_df, summarize
+from app.aggregate import batch_summary_df, dead_letter_slots, summarize
 from app.config import Config
 from app.errors import FencedError, JobStop
-from app.parse import classify_lines_df, dead_letters_df
+from app.parse import classify_lines_df
 from app.retry import retry
 
 log = logging.getLogger("errorcount.batch")
@@ -24,10 +25,12 @@ class BatchCommitter:
     """Holds what this driver believes MySQL stores (`expected`) and commits batches on top of it.
 
     `lock` is held for the whole of a batch, so a stop request can wait for a batch boundary;
-    `failure` keeps the JobStop that ended the query, so the driver can exit with its code."""
+    `failure` keeps the JobStop that ended the query, so the driver can exit with its code.
+    `partitions` (the topic's, at start) spreads DEAD_LETTER_LIMIT over the partitions."""
 
-    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int]):
+    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int], partitions: int = 1):
         self.cfg = cfg
+        self.slots = dead_letter_slots(cfg.dead_letter_limit, partitions)
         self.conn = conn
         self.epoch = epoch
         self.expected = dict(expected)
@@ -48,40 +51,28 @@ class BatchCommitter:
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
         faults.crash_soon("during_spark_job")
-        summary = summarize(batch_df.transform(classify_lines_df).transform(batch_summary_df).collect())
+        rows = batch_df.transform(classify_lines_df).transform(lambda df: batch_summary_df(df, self.slots)).collect()
+        summary = summarize(rows, self.cfg.dead_letter_limit)
         if not summary.records:
             return
         offsets.check_no_overlap(self.expected, summary.ranges)
         counted = time.monotonic()
-        dead_letters = self.dead_letters(batch_df, summary)
         write = sink.BatchWrite(
             offsets_before=self.expected, offsets_after=offsets.advance(self.expected, summary.ranges),
             records=summary.records, errors=summary.errors, rejected=summary.rejected,
-            minute_counts=summary.minute_counts, dead_letters=dead_letters)
+            minute_counts=summary.minute_counts, dead_letters=summary.dead_letters)
         faults.crash_point("before_transaction")
         commit_started = time.monotonic()
         self.commit(write, batch_id)
         faults.crash_point("after_commit")
         done = time.monotonic()
         self.expected = write.offsets_after
-        # count_ms: the Spark job that parses and counts; dead_letters_ms: the capped second job
-        # (only when rows were rejected); commit_ms: the MySQL transaction; batch_ms: all of it.
-        log.info("batch %d: records=%d errors=%d rejected=%d minutes=%d offsets=%s count_ms=%d dead_letters_ms=%d "
+        # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
+        # transaction; batch_ms: all of it.
+        log.info("batch %d: records=%d errors=%d rejected=%d dead_letters=%d minutes=%d offsets=%s count_ms=%d "
                  "commit_ms=%d batch_ms=%d", batch_id, summary.records, summary.errors, summary.rejected,
-                 len(summary.minute_counts), dict(sorted(write.offsets_after.items())), (counted - started) * 1000,
-                 (commit_started - counted) * 1000, (done - commit_started) * 1000, (done - started) * 1000)
-
-    def dead_letters(self, batch_df: DataFrame, summary: BatchSummary) -> list[tuple[int, int, str, bytes | None]]:
-        """Up to DEAD_LETTER_LIMIT rejected rows. A second, bounded Spark job, run only when the
-        batch had rejected rows: clean batches pay nothing for it."""
-        if not summary.rejected or not self.cfg.dead_letter_limit:
-            return []
-        # When the count job says all rejected rows fit, collect them without a limit: a limit
-        # makes Spark's take() run one job after another over growing sets of partitions.
-        limit = self.cfg.dead_letter_limit if summary.rejected > self.cfg.dead_letter_limit else None
-        rows = batch_df.transform(lambda df: dead_letters_df(df, limit)).collect()
-        return [(r["partition"], r["offset"], r["reject_reason"], None if r["raw_value"] is None else bytes(r["raw_value"]))
-                for r in rows]
+                 len(summary.dead_letters), len(summary.minute_counts), dict(sorted(write.offsets_after.items())),
+                 (counted - started) * 1000, (done - commit_started) * 1000, (done - started) * 1000)
 
     def commit(self, write: sink.BatchWrite, batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection

@@ -28,7 +28,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "MYSQL_SSL_CERT": ("", "client certificate file for MySQL TLS (with MYSQL_SSL_KEY)"),
     "MYSQL_SSL_KEY": ("", "client key file for MySQL TLS"),
     "MYSQL_SSL_VERIFY_IDENTITY": ("true", "with MYSQL_SSL_CA: also check the server's host name"),
-    "TRIGGER_INTERVAL": ("5 seconds", "micro-batch interval"),
+    "TRIGGER_INTERVAL": ("1 second", "micro-batch interval"),
     "MAX_OFFSETS_PER_TRIGGER": ("500000", "most records per micro-batch (0 = no limit)"),
     "STARTING_OFFSETS": ("earliest", "where partitions without stored offsets start: earliest|latest"),
     "KAFKA_TIMEOUT": ("30", "seconds one Kafka metadata request may take"),

@@ -114,7 +114,7 @@ class Job:
         log.info("job %r: topic %r partitions %s, resuming from %s (unknown partitions: %s)",
                  cfg.job_name, cfg.kafka_topic, topic.partitions, dict(sorted(stored.items())), cfg.starting_offsets)
         start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, stored, cfg.starting_offsets)
-        return BatchCommitter(cfg, conn, epoch, stored), start
+        return BatchCommitter(cfg, conn, epoch, stored, len(topic.partitions)), start
 
     def run_query(self, committer: BatchCommitter, start: str) -> int:
         checkpoint = tempfile.mkdtemp(prefix="errorcount-checkpoint-")  # never reused: MySQL is the truth

@@ -151,30 +151,15 @@ def fields_df(df: DataFrame) -> DataFrame:
 def _classify_stages() -> list[list]:
     valid = F.col("reject_reason").isNull()
     is_error_level = F.upper("level").isin("ERROR", "[ERROR]")
-    return [["partition", "offset", "minute", "level", reject_reason().alias("reject_reason")],
+    return [["partition", "offset", "minute", "level", "value", reject_reason().alias("reject_reason")],
             ["partition", "offset", F.when(valid, F.col("minute")).alias("minute"),
-             (valid & is_error_level).alias("is_error"), "reject_reason"]]
+             (valid & is_error_level).alias("is_error"), "reject_reason",
+             F.when(~valid, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value")]]
 
 
 def classify_lines_df(df: DataFrame) -> DataFrame:
     """In: Kafka rows (value, partition, offset).
     Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
-    reject_reason (string or null). minute is null exactly when reject_reason is not."""
+    reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null).
+    minute is null exactly when reject_reason is not."""
     return select_stages(df.transform(fields_df), _classify_stages())
-
-
-@once_per_app
-def _dead_letter_stages() -> list[list]:
-    # An explode of a 0- or 1-element array, not a where(): Spark pushes a filter below the
-    # projections by inlining their expressions, which would repeat the parse hundreds of times.
-    rejected = F.when(reject_reason().isNotNull(), F.array(reject_reason())).otherwise(F.array())
-    return [["partition", "offset", F.substring("value", 1, RAW_PREFIX_BYTES).alias("raw_value"),
-             F.explode(rejected).alias("reject_reason")],
-            ["partition", "offset", "reject_reason", "raw_value"]]
-
-
-def dead_letters_df(df: DataFrame, limit: int | None) -> DataFrame:
-    """In: Kafka rows (value, partition, offset). Out: partition, offset, reject_reason,
-    raw_value (the value's first 1 KiB) of the rejected rows, at most `limit` (None: all)."""
-    rejected = select_stages(df.transform(fields_df), _dead_letter_stages())
-    return rejected if limit is None else rejected.limit(limit)

@@ -10,6 +10,7 @@ from pyspark.sql import types as T
 
 from app import batch
 from app import main as app_main
+from app.parse import RAW_PREFIX_BYTES
 from bench import pyparse
 
 PARSED = T.StructType([T.StructField("minute", T.LongType()), T.StructField("is_error", T.BooleanType()),
@@ -18,9 +19,12 @@ classify_udf = F.udf(pyparse.classify, PARSED)
 
 
 def classify_lines_udf_df(df: DataFrame) -> DataFrame:
-    """In: Kafka rows. Out: partition, offset, minute, is_error, reject_reason (as classify_lines_df)."""
-    return (df.select("partition", "offset", classify_udf("value").alias("parsed"))
-            .select("partition", "offset", "parsed.minute", "parsed.is_error", "parsed.reject_reason"))
+    """In: Kafka rows. Out: partition, offset, minute, is_error, reject_reason, raw_value (as
+    classify_lines_df)."""
+    parsed = df.select("partition", "offset", "value", classify_udf("value").alias("parsed"))
+    raw_value = F.when(F.col("parsed.reject_reason").isNotNull(), F.substring("value", 1, RAW_PREFIX_BYTES))
+    return parsed.select("partition", "offset", "parsed.minute", "parsed.is_error", "parsed.reject_reason",
+                         raw_value.alias("raw_value"))
 
 
 if __name__ == "__main__":

@@ -119,7 +119,6 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "ap
             "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches),
             "mean_commit_ms": sum(b.commit_ms for b in batches) / len(batches),
             "mean_count_ms": sum(b.count_ms for b in batches) / len(batches),
-            "mean_dead_letters_ms": sum(b.dead_letters_ms for b in batches) / len(batches),
             "first_batch_ms": batches[0].batch_ms, "exit_code": rc,
             # Spark's own work between batches: offsets, planning, the checkpoint's write-ahead log.
             "mean_between_batches_ms": (seconds * 1000 - sum(b.batch_ms for b in batches)) / max(1, len(batches) - 1),

@@ -13,18 +13,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO errorcount\.batch: batch (\d+): records=(\d+) "
-                        r".* count_ms=(\d+) dead_letters_ms=(\d+) commit_ms=(\d+) batch_ms=(\d+)$", re.MULTILINE)
+                        r".* count_ms=(\d+) commit_ms=(\d+) batch_ms=(\d+)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class BatchLog:
     """One committed batch as the driver logged it: end time (epoch s), records, and how long
-    its Spark count job, dead-letter job, MySQL commit and the whole batch took (ms)."""
+    its Spark job, MySQL commit and the whole batch took (ms)."""
 
     done: float
     records: int
     count_ms: int
-    dead_letters_ms: int
     commit_ms: int
     batch_ms: int
 

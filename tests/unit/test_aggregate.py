@@ -1,43 +1,81 @@
-"""batch_summary_df on inline rows, and summarize() folding the collected rows."""
+"""batch_summary_df on inline rows, summarize() folding the collected rows, and the dead letters
+picked in the same job."""
 
 from chispa import assert_df_equality
 from pyspark.sql import Row
 
-from app.aggregate import BatchSummary, batch_summary_df, summarize
+from app.aggregate import BatchSummary, batch_summary_df, dead_letter_slots, summarize
+from app.parse import REJECT_LEVEL, REJECT_NULL, REJECT_TIMESTAMP, classify_lines_df
 
-IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string"
-OUT_SCHEMA = ("partition int, error_minute long, records long, rejected long, "
-              "min_offset long, max_offset long")
+IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary"
+OUT_SCHEMA = ("partition int, error_minute long, dead_slot long, records long, rejected long, "
+              "min_offset long, max_offset long, reject_reason string, raw_value binary")
 
 
 def test_batch_summary_groups_errors_by_partition_and_minute(spark):
     rows = [
-        (0, 10, 100, True, None), (0, 11, 100, True, None), (0, 12, 101, True, None),
-        (0, 13, 100, False, None),           # valid, not an ERROR
-        (0, 14, None, False, "bad_level"),   # rejected
-        (1, 7, 100, True, None),
-        (1, 9, None, False, "null_value"),
-        (2, 0, None, False, "empty_line"),   # a partition with nothing but a rejected row
+        (0, 10, 100, True, None, None), (0, 11, 100, True, None, None), (0, 12, 101, True, None, None),
+        (0, 13, 100, False, None, None),                 # valid, not an ERROR
+        (0, 14, None, False, "bad_level", b"x ERR0R"),   # rejected
+        (1, 7, 100, True, None, None),
+        (1, 9, None, False, "null_value", None),
+        (2, 0, None, False, "empty_line", b""),          # a partition with nothing but a rejected row
     ]
+    # Without dead-letter slots, rejected rows share their partition's non-ERROR group; its
+    # reject_reason/raw_value are those of the group's lowest offset (unused by summarize).
     expected = [
-        (0, 100, 2, 0, 10, 11), (0, 101, 1, 0, 12, 12), (0, None, 2, 1, 13, 14),
-        (1, 100, 1, 0, 7, 7), (1, None, 1, 1, 9, 9),
-        (2, None, 1, 1, 0, 0),
+        (0, 100, None, 2, 0, 10, 11, None, None), (0, 101, None, 1, 0, 12, 12, None, None),
+        (0, None, None, 2, 1, 13, 14, None, None),
+        (1, 100, None, 1, 0, 7, 7, None, None), (1, None, None, 1, 1, 9, 9, "null_value", None),
+        (2, None, None, 1, 1, 0, 0, "empty_line", bytearray(b"")),
     ]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
                        ignore_nullable=True)
 
 
-def test_summarize_adds_up_minutes_and_offset_ranges():
-    def row(partition, minute, records, rejected, low, high):
-        return Row(partition=partition, error_minute=minute, records=records, rejected=rejected,
-                   min_offset=low, max_offset=high)
+def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
+    rows = [(0, 14, None, False, "bad_level", b"a"), (0, 15, None, False, "empty_line", b""),
+            (0, 16, None, False, "bad_level", b"c"),   # same slot as 14 (16 mod 2): not kept
+            (0, 17, 100, True, None, None), (1, 3, None, False, "null_value", None)]
+    expected = [(0, None, 0, 2, 2, 14, 16, "bad_level", bytearray(b"a")),
+                (0, None, 1, 1, 1, 15, 15, "empty_line", bytearray(b"")),
+                (0, 100, None, 1, 0, 17, 17, None, None),
+                (1, None, 1, 1, 1, 3, 3, "null_value", None)]
+    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, 2))
+    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+                       ignore_nullable=True)
 
+
+def test_dead_letters_keep_reason_and_first_kib_through_parse_and_summary(spark):
+    long_bad = b"x" * 3000
+    source = spark.createDataFrame([(0, 1, b"2024-01-01 10:00:00 ERROR ok"), (0, 2, None), (1, 3, long_bad),
+                                    (1, 4, b"2024-01-01 10:00:00 ERR0R"), (1, 5, None)],
+                                   "partition int, offset long, value binary")
+    rows = source.transform(classify_lines_df).transform(lambda df: batch_summary_df(df, 10)).collect()
+    kept = [(0, 2, REJECT_NULL, None), (1, 3, REJECT_TIMESTAMP, long_bad[:1024]),
+            (1, 4, REJECT_LEVEL, b"2024-01-01 10:00:00 ERR0R"), (1, 5, REJECT_NULL, None)]
+    assert summarize(rows, 1000).dead_letters == kept
+    assert summarize(rows, 2).dead_letters == kept[:2]
+    assert (summarize(rows, 2).records, summarize(rows, 2).rejected) == (5, 4)
+
+
+def test_dead_letter_slots_share_the_limit_between_partitions():
+    assert [dead_letter_slots(1000, 4), dead_letter_slots(1000, 3), dead_letter_slots(7, 1),
+            dead_letter_slots(5, 8), dead_letter_slots(0, 4), dead_letter_slots(10, 0)] == [250, 334, 7, 1, 0, 10]
+
+
+def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None):
+    return Row(partition=partition, error_minute=minute, dead_slot=slot, records=records, rejected=rejected,
+               min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
+
+
+def test_summarize_adds_up_minutes_and_offset_ranges():
     summary = summarize([row(0, 100, 2, 0, 10, 11), row(0, None, 3, 1, 5, 20), row(1, 100, 4, 0, 0, 9),
-                         row(1, 101, 1, 0, 3, 3)])
-    assert summary == BatchSummary(records=10, errors=7, rejected=1, minute_counts={100: 6, 101: 1},
-                                   ranges={0: (5, 20), 1: (0, 9)})
+                         row(1, 101, 1, 0, 3, 3), row(1, None, 2, 2, 12, 15, slot=0, reason="bad_level",
+                                                      raw=bytearray(b"?"))])
+    assert summary == BatchSummary(records=12, errors=7, rejected=3, minute_counts={100: 6, 101: 1},
+                                   ranges={0: (5, 20), 1: (0, 15)}, dead_letters=[(1, 12, "bad_level", b"?")])
 
 
 def test_summarize_of_nothing_is_empty():

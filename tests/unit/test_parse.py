@@ -7,7 +7,7 @@ from chispa import assert_df_equality
 from app import parse
 from app.parse import classify_lines_df
 
-OUT_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string"
+OUT_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary"
 
 
 def epoch_minute(*args: int) -> int:
@@ -91,7 +91,8 @@ def test_classify_lines_follows_the_contract(spark):
     source = spark.createDataFrame(
         [(0, i, value) for i, (value, *_rest) in enumerate(CASES)], "partition int, offset long, value binary")
     expected = spark.createDataFrame(
-        [(0, i, epoch_minute(*minute) if minute else None, is_error, reason)
-         for i, (_value, minute, is_error, reason) in enumerate(CASES)], OUT_SCHEMA)
+        [(0, i, epoch_minute(*minute) if minute else None, is_error, reason,
+          None if reason is None or value is None else bytearray(value[:1024]))
+         for i, (value, minute, is_error, reason) in enumerate(CASES)], OUT_SCHEMA)
     assert_df_equality(source.transform(classify_lines_df), expected, ignore_row_order=True, ignore_nullable=True)
 

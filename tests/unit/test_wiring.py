@@ -1,12 +1,9 @@
 """Kafka security options reach both the Spark source and the driver's metadata client;
-the fault hook stays inert unless asked; dead letters keep reason and the value's first KiB."""
-
-from chispa import assert_df_equality
+the fault hook stays inert unless asked."""
 
 from app import faults
 from app.config import load_config
 from app.kafka_meta import client_options, source_options
-from app.parse import REJECT_LEVEL, REJECT_NULL, dead_letters_df
 from app.sink import connect_args
 
 SASL_ENV = {
@@ -57,15 +54,3 @@ def test_fault_hook_is_inert_by_default_and_fires_once_at_the_nth_time(monkeypat
     monkeypatch.setenv(faults.ENV, "before_commit@3")
     assert [faults.fires("before_commit") for _ in range(5)] == [False, False, True, False, False]
     assert not faults.fires("after_commit")
-
-
-def test_dead_letters_keep_reason_and_first_kib(spark):
-    long_bad = b"x" * 3000
-    source = spark.createDataFrame([(0, 1, b"2024-01-01 10:00:00 ERROR ok"), (0, 2, None), (1, 3, long_bad),
-                                    (1, 4, b"2024-01-01 10:00:00 ERR0R")], "partition int, offset long, value binary")
-    rows = [(0, 2, REJECT_NULL, None), (1, 3, "bad_timestamp", bytearray(long_bad[:1024])),
-            (1, 4, REJECT_LEVEL, bytearray(b"2024-01-01 10:00:00 ERR0R"))]
-    expected = spark.createDataFrame(rows, "partition int, offset long, reject_reason string, raw_value binary")
-    assert_df_equality(source.transform(lambda df: dead_letters_df(df, 10)), expected, ignore_row_order=True,
-                       ignore_nullable=True)
-    assert source.transform(lambda df: dead_letters_df(df, 2)).count() == 2
