@@ -11,7 +11,6 @@ from app import faults, offsets, sink
 from app.aggregate import batch_summary_df, dead_letter_slots, summarize
 from app.config import Config
 from app.errors import FencedError, JobStop
-from app.parse import classify_lines_df
 from app.retry import retry
 
 log = logging.getLogger("errorcount.batch")
@@ -39,6 +38,7 @@ class BatchCommitter:
         self.failure: JobStop | None = None
 
     def __call__(self, batch_df: DataFrame, batch_id: int) -> None:
+        """foreachBatch: `batch_df` holds one batch's classify_lines_df rows."""
         with self.lock:
             if self.stopping:
                 return  # stop requested: leave the batch uncommitted, it is read again next start
@@ -51,7 +51,7 @@ class BatchCommitter:
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
         faults.crash_soon("during_spark_job")
-        rows = batch_df.transform(classify_lines_df).transform(lambda df: batch_summary_df(df, self.slots)).collect()
+        rows = batch_summary_df(batch_df, self.slots).collect()
         summary = summarize(rows, self.cfg.dead_letter_limit)
         if not summary.records:
             return

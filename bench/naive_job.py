@@ -8,7 +8,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from app import batch
+from app import job
 from app import main as app_main
 from app.parse import RAW_PREFIX_BYTES
 from bench import pyparse
@@ -28,5 +28,5 @@ def classify_lines_udf_df(df: DataFrame) -> DataFrame:
 
 
 if __name__ == "__main__":
-    batch.classify_lines_df = classify_lines_udf_df
+    job.classify_lines_df = classify_lines_udf_df
     sys.exit(app_main.main())

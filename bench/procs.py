@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BATCH_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO errorcount\.batch: batch (\d+): records=(\d+) "
                         r".* count_ms=(\d+) commit_ms=(\d+) batch_ms=(\d+)$", re.MULTILINE)
 
+SPARK_LINE = re.compile(r"INFO errorcount\.progress: spark batch \d+: rows=\d+ (.*)$", re.MULTILINE)
+
 
 @dataclass(frozen=True)
 class BatchLog:
@@ -35,6 +37,13 @@ def batch_logs(text: str) -> list[BatchLog]:
         done = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=UTC).timestamp()
         found.append(BatchLog(done, *(int(f) for f in figures)))
     return found
+
+
+def spark_steps_p50(text: str, skip: int = 10) -> dict[str, int]:
+    """Median of each step of Spark's own batch timing (app/progress.py's lines), after `skip` batches."""
+    runs = [dict((name, int(ms)) for name, ms in (pair.split("=") for pair in line.split()))
+            for line in SPARK_LINE.findall(text)][skip:]
+    return {name: sorted(run[name] for run in runs)[len(runs) // 2] for name in (runs[0] if runs else {})}
 
 
 def descendants(pid: int) -> list[int]:
@@ -123,10 +132,12 @@ class RssSampler:
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             jvm = python = 0.0
-            for pid in descendants(self.pid) + [self.pid]:
+            for pid in descendants(self.pid) + [self.pid]:  # parents before their children
                 line = cmdline(pid)
                 if line.startswith("java ") or "/bin/java " in line:
-                    jvm += rss_mb(pid)
+                    # Only the first: Hadoop's local file system forks the JVM to run chmod, and
+                    # a child not yet exec'ed has the JVM's command line and shares its pages.
+                    jvm = jvm or rss_mb(pid)
                 elif self.script in line and "python" in line:
                     python += rss_mb(pid)
             self.samples.append((time.time(), jvm, python))

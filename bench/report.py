@@ -81,6 +81,11 @@ def markdown(results: dict) -> str:
                   f"Driver RSS (JVM + Python) from batch {rss.get('from_batch')} to {rss.get('to_batch')}: "
                   f"{rss.get('first_mb', 0):.0f} -> {rss.get('last_mb', 0):.0f} MB, peak {rss.get('peak_mb', 0):.0f} MB, "
                   f"trend {rss['slope_mb_per_100_batches'] or 0:+.2f} MB per 100 batches.", ""]
+        if soak.get("spark_steps_ms_p50"):
+            lines += ["Where a tiny batch's time goes, Spark's own timing (app/progress.py), p50 ms: "
+                      + ", ".join(f"{name} {ms}" for name, ms in soak["spark_steps_ms_p50"].items())
+                      + " (trigger_ms is the whole batch; foreach_batch_ms holds the Spark job and the MySQL "
+                      "commit).", ""]
     lines += profile_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"

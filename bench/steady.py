@@ -168,4 +168,5 @@ def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
     return {"batches": len(stamps), "records": sent, "records_per_batch": sent / len(stamps),
             "batch_cycle_ms": {"p50": gaps[len(gaps) // 2] * 1000, "p95": gaps[int(len(gaps) * 0.95)] * 1000},
             "foreach_batch_ms_p50": logged[len(logged) // 2],
+            "spark_steps_ms_p50": procs.spark_steps_p50(driver.log()),
             "rss": rss_trend(driver.rss.samples, stamps), "error_log_exact": True}

@@ -1,5 +1,6 @@
 """The bench's pure helpers: log parsing, the memory trend and the goal checks."""
 
+from app.progress import progress_line
 from bench import procs, report
 from bench.steady import percentile, rss_trend
 
@@ -14,6 +15,16 @@ def test_batch_logs_reads_the_batch_lines_only():
     (batch,) = procs.batch_logs(LOG)
     assert (batch.records, batch.count_ms, batch.commit_ms, batch.batch_ms) == (500000, 13770, 30, 17027)
     assert batch.done == 1795339654.505  # 2026-11-22 09:27:34.505 UTC
+
+
+def test_spark_steps_p50_reads_the_progress_lines_only():
+    lines = [f"2026-11-22 09:27:3{i},000 INFO errorcount.progress: " + progress_line(i, 5, {
+        "triggerExecution": 300 + i, "addBatch": 200 + i, "walCommit": 10}) for i in range(5)]
+    text = "\n".join([*lines, "2026-11-22 09:27:40,000 INFO errorcount: spark batch 9: rows=1 trigger_ms=1 broken"])
+    steps = procs.spark_steps_p50(text, skip=1)  # batches 1..4 -> median is the upper middle, batch 3
+    assert steps["trigger_ms"] == 303 and steps["foreach_batch_ms"] == 203
+    assert steps["offset_log_ms"] == 10 and steps["commit_log_ms"] == 0  # a step Spark did not report
+    assert procs.spark_steps_p50("no progress lines") == {}
 
 
 def test_rss_trend_finds_growth_and_ignores_warm_up():
