@@ -3,6 +3,7 @@ pure-Python consumer, a resident-memory sampler, and the job's batch log lines."
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -15,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BATCH_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO errorcount\.batch: batch (\d+): records=(\d+) "
                         r".* count_ms=(\d+) commit_ms=(\d+) batch_ms=(\d+)$", re.MULTILINE)
 
+NMT_LINE = re.compile(r"^-\s+(\S[^(]*?)\s+\(reserved=\d+KB, committed=(\d+)KB", re.MULTILINE)
 SPARK_LINE = re.compile(r"INFO errorcount\.progress: spark batch \d+: rows=\d+ (.*)$", re.MULTILINE)
 
 
@@ -114,6 +116,24 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def is_java(line: str) -> bool:
+    return line.startswith("java ") or "/bin/java " in line
+
+
+def native_memory_mb(pid: int | None) -> dict[str, int]:
+    """The JVM's committed memory per Native Memory Tracking category, MB (needs the JVM started
+    with -XX:NativeMemoryTracking=summary); {} when jcmd cannot tell."""
+    if pid is None:
+        return {}
+    jcmd = shutil.which("jcmd") or str(Path(os.path.realpath(shutil.which("java") or "java")).parent / "jcmd")
+    try:
+        out = subprocess.run([jcmd, str(pid), "VM.native_memory", "summary"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    return {name.strip(): int(kb) // 1024 for name, kb in NMT_LINE.findall(out)}
+
+
 @dataclass
 class RssSampler:
     """Samples, every `interval` s, the RSS of the driver JVM and of the Python driver process
@@ -134,7 +154,7 @@ class RssSampler:
             jvm = python = 0.0
             for pid in descendants(self.pid) + [self.pid]:  # parents before their children
                 line = cmdline(pid)
-                if line.startswith("java ") or "/bin/java " in line:
+                if is_java(line):
                     # Only the first: Hadoop's local file system forks the JVM to run chmod, and
                     # a child not yet exec'ed has the JVM's command line and shares its pages.
                     jvm = jvm or rss_mb(pid)
@@ -160,6 +180,9 @@ class Driver:
                                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True)
         self.rss = RssSampler(self.process.pid, os.path.basename(app_main)).start()
+
+    def jvm_pid(self) -> int | None:
+        return next((pid for pid in descendants(self.process.pid) if is_java(cmdline(pid))), None)
 
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")

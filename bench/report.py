@@ -71,7 +71,8 @@ def markdown(results: dict) -> str:
                   f"after a {steady['warm_up_s']} s warm-up, trigger {steady['trigger_interval_s']:g} s, "
                   f"{steady['measured_records']:,} records measured: latency from Kafka timestamp to commit "
                   f"p50 {lat['p50']:.2f} s, p95 {lat['p95']:.2f} s, p99 {lat['p99']:.2f} s, max {lat['max']:.2f} s; "
-                  f"mean batch {steady['mean_batch_ms']:.0f} ms over {steady['batches']} batches.", ""]
+                  f"mean batch {steady['mean_batch_ms']:.0f} ms over {steady['batches']} batches; the producer, "
+                  f"on the same 2 cores, used {steady.get('producer_cores', 0):.2f} cores.", ""]
     soak = results.get("f_soak")
     if soak:
         rss = soak["rss"]
@@ -81,6 +82,7 @@ def markdown(results: dict) -> str:
                   f"Driver RSS (JVM + Python) from batch {rss.get('from_batch')} to {rss.get('to_batch')}: "
                   f"{rss.get('first_mb', 0):.0f} -> {rss.get('last_mb', 0):.0f} MB, peak {rss.get('peak_mb', 0):.0f} MB, "
                   f"trend {rss['slope_mb_per_100_batches'] or 0:+.2f} MB per 100 batches.", ""]
+        lines += native_memory_lines(soak.get("jvm_native_memory_mb", {}), rss.get("from_batch"))
         if soak.get("spark_steps_ms_p50"):
             lines += ["Where a tiny batch's time goes, Spark's own timing (app/progress.py), p50 ms: "
                       + ", ".join(f"{name} {ms}" for name, ms in soak["spark_steps_ms_p50"].items())
@@ -91,6 +93,16 @@ def markdown(results: dict) -> str:
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
               for goal, measured, met in goals(results)]
     return "\n".join(lines) + "\n"
+
+
+def native_memory_lines(memory: dict, from_batch) -> list[str]:
+    """The soak's JVM memory by NMT category: where a growth of the driver's RSS comes from."""
+    start, end = memory.get("from") or {}, memory.get("to") or {}
+    moved = [name for name in start if name in end and (name == "Java Heap" or abs(end[name] - start[name]) >= 2)]
+    if not moved:
+        return []
+    return [f"JVM memory by Native Memory Tracking category (committed MB) from batch {from_batch} to the "
+            "soak's end: " + ", ".join(f"{name} {start[name]} -> {end[name]}" for name in moved) + ".", ""]
 
 
 def profile_lines(results: dict) -> list[str]:

@@ -4,6 +4,7 @@ per-batch overhead and the driver's memory trend."""
 
 import bisect
 import json
+import os
 import time
 import uuid
 from collections import Counter
@@ -106,9 +107,9 @@ def steady_state(partitions: int, rate: float, seconds: float, log_dir: Path, **
         wait_until(lambda: sum(admin_db.stored_offsets(conn, job, topic).values()) == sent, 300,
                    "the steady-state job to start", driver.check_alive)
         since = time.time() + WARM_UP_S
-        began = time.monotonic()
+        began, cpu_began = time.monotonic(), time.process_time()
         sent += paced_produce(topic, partitions, rate, WARM_UP_S + seconds, pool, expected)
-        produced_s = time.monotonic() - began
+        produced_s, producer_cpu_s = time.monotonic() - began, time.process_time() - cpu_began
         drain(conn, driver, job, topic)
     finally:
         driver.stop()
@@ -117,6 +118,7 @@ def steady_state(partitions: int, rate: float, seconds: float, log_dir: Path, **
     kafka_admin.delete_topic(topic)
     batches = procs.batch_logs(driver.log())
     return {"target_rate": rate, "achieved_rate": sent / produced_s, "seconds": seconds, "records": sent,
+            "producer_cores": producer_cpu_s / produced_s,
             "measured_records": len(values), "batches": len(batches),
             "latency_s": {"p50": percentile(values, 0.50), "p95": percentile(values, 0.95),
                           "p99": percentile(values, 0.99), "max": max(values)},
@@ -144,18 +146,25 @@ def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
     topic, job = f"bench-soak-{uuid.uuid4().hex[:8]}", "bench-soak"
     kafka_admin.create_topic(topic, partitions)
     conn, pool, expected = reset(), event_pool(Generator(7, 60)), Counter()
-    driver = procs.Driver(log_dir / "f-soak.log", job_env(job, topic, TRIGGER_INTERVAL="0 seconds", **env))
-    last_check = [0.0]
+    # Native Memory Tracking (a few % overhead) says which part of the JVM grows, if any.
+    extra = f"{os.environ.get('SPARK_SUBMIT_EXTRA', '')} --driver-java-options -XX:NativeMemoryTracking=summary".strip()
+    driver = procs.Driver(log_dir / "f-soak.log", job_env(job, topic, TRIGGER_INTERVAL="0 seconds",
+                                                          SPARK_SUBMIT_EXTRA=extra, **env))
+    last_check, memory = [0.0], {}
 
     def enough() -> bool:
         if time.monotonic() - last_check[0] < 1:
             return False
         last_check[0] = time.monotonic()
         driver.check_alive()
-        return admin_db.ledger(conn, job)[0] >= batches
+        done = admin_db.ledger(conn, job)[0]
+        if done >= batches // 5 and "from" not in memory:  # where rss_trend starts
+            memory["from"] = procs.native_memory_mb(driver.jvm_pid())
+        return done >= batches
 
     try:
         sent = paced_produce(topic, partitions, 100, 900, pool, expected, stop=enough)
+        memory["to"] = procs.native_memory_mb(driver.jvm_pid())
         drain(conn, driver, job, topic)
     finally:
         driver.stop()
@@ -169,4 +178,5 @@ def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
             "batch_cycle_ms": {"p50": gaps[len(gaps) // 2] * 1000, "p95": gaps[int(len(gaps) * 0.95)] * 1000},
             "foreach_batch_ms_p50": logged[len(logged) // 2],
             "spark_steps_ms_p50": procs.spark_steps_p50(driver.log()),
+            "jvm_native_memory_mb": memory,
             "rss": rss_trend(driver.rss.samples, stamps), "error_log_exact": True}

@@ -42,3 +42,16 @@ def test_percentile_and_goals():
                "c_python": {"records_per_s": 20.0}, "d_naive_udf": {"records_per_s": 15.0}}
     met = {goal: ok for goal, _measured, ok in report.goals(results)}
     assert met == {"(b) >= 0.6 x (a)": True, "(b) >= 3 x (c)": True, "(b) >= 5 x (d)": False}
+
+
+def test_native_memory_categories_and_their_report():
+    nmt = ("Total: reserved=3000000KB, committed=970000KB\n"
+           "-                 Java Heap (reserved=2097152KB, committed=570368KB)\n"
+           "                            (mmap: reserved=2097152KB, committed=570368KB)\n"
+           "-                      Code (reserved=251000KB, committed=61440KB)\n"
+           "-                     Class (reserved=1049000KB, committed=22528KB)\n")
+    found = {name.strip(): int(kb) // 1024 for name, kb in procs.NMT_LINE.findall(nmt)}
+    assert found == {"Java Heap": 557, "Code": 60, "Class": 22}
+    (line, _blank) = report.native_memory_lines({"from": found, "to": {**found, "Code": 86, "Class": 23}}, 120)
+    assert line.endswith("from batch 120 to the soak's end: Java Heap 557 -> 557, Code 60 -> 86.")  # Class moved < 2
+    assert report.native_memory_lines({}, None) == []
