@@ -28,14 +28,18 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
     Out: partition, error_minute (epoch minute of ERROR rows, null for all other rows),
     dead_slot, records, rejected, min_offset, max_offset, reject_reason, raw_value.
 
-    Rejected rows group by dead_slot = offset mod `slots` (null when slots is 0): each such group
-    is a dead letter, its lowest offset (min_offset) with that row's reason and raw value. So
+    Rejected rows group by dead_slot = offset mod `slots`: each such group is a dead letter, its
+    lowest offset (min_offset) with that row's reason and raw value. With slots 0, dead_slot,
+    reject_reason and raw_value are null. So
     one job yields counts, offset ranges and the dead letters, at most partitions x (ERROR
     minutes + 1 + slots) rows; a partition whose batch spans at most `slots` offsets keeps every
     rejected row, a longer one keeps a sample spread over the batch."""
     keys, aggregates = _summary_columns()
     dead_slot = (F.when(F.col("reject_reason").isNotNull(), F.pmod(F.col("offset"), F.lit(slots))) if slots
                  else F.lit(None).cast("long"))
+    if not slots:  # no dead letters (DEAD_LETTER_LIMIT=0): skip picking each group's first reject
+        aggregates = aggregates[:4] + [F.lit(None).cast("string").alias("reject_reason"),
+                                       F.lit(None).cast("binary").alias("raw_value")]
     return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates)
             .select("partition", "error_minute", "dead_slot", "records", "rejected", "min_offset", "max_offset",
                     "reject_reason", "raw_value"))

@@ -27,7 +27,7 @@ class BatchCommitter:
     `failure` keeps the JobStop that ended the query, so the driver can exit with its code.
     `partitions` (the topic's, at start) spreads DEAD_LETTER_LIMIT over the partitions."""
 
-    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int], partitions: int = 1):
+    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int], partitions: int):
         self.cfg = cfg
         self.slots = dead_letter_slots(cfg.dead_letter_limit, partitions)
         self.conn = conn

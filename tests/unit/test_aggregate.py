@@ -21,13 +21,13 @@ def test_batch_summary_groups_errors_by_partition_and_minute(spark):
         (1, 9, None, False, "null_value", None),
         (2, 0, None, False, "empty_line", b""),          # a partition with nothing but a rejected row
     ]
-    # Without dead-letter slots, rejected rows share their partition's non-ERROR group; its
-    # reject_reason/raw_value are those of the group's lowest offset (unused by summarize).
+    # Without dead-letter slots, rejected rows share their partition's non-ERROR group, and no
+    # reason or raw value is picked.
     expected = [
         (0, 100, None, 2, 0, 10, 11, None, None), (0, 101, None, 1, 0, 12, 12, None, None),
         (0, None, None, 2, 1, 13, 14, None, None),
-        (1, 100, None, 1, 0, 7, 7, None, None), (1, None, None, 1, 1, 9, 9, "null_value", None),
-        (2, None, None, 1, 1, 0, 0, "empty_line", bytearray(b"")),
+        (1, 100, None, 1, 0, 7, 7, None, None), (1, None, None, 1, 1, 9, 9, None, None),
+        (2, None, None, 1, 1, 0, 0, None, None),
     ]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
