@@ -9,6 +9,7 @@
 import json
 import os
 import sys
+import time
 
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
@@ -35,18 +36,33 @@ def partition_count(topic: str) -> int:
     return 0 if info is None or info.error is not None else len(info.partitions)
 
 
+def await_partitions(topic: str, total: int, timeout: float = 30.0) -> None:
+    """Polls metadata until the topic shows `total` partitions: the admin future completes when
+    the controller has the change, and a broker's metadata cache may lag it (a producer asking
+    in that gap sees no partitions)."""
+    deadline = time.monotonic() + timeout
+    while (seen := partition_count(topic)) < total:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"topic {topic} shows {seen} of {total} partitions after {timeout:.0f} s; "
+                               "check the broker log (.local/kafka) for metadata errors")
+        time.sleep(0.05)
+
+
 def create_topic(topic: str, partitions: int) -> bool:
-    """Creates the topic if missing; returns True if it was created."""
+    """Creates the topic if missing and waits until its metadata is visible; returns True if
+    it was created."""
     if partition_count(topic):
         return False
     client = admin()  # must outlive the future
     client.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])[topic].result(timeout=30)
+    await_partitions(topic, partitions)
     return True
 
 
 def add_partitions(topic: str, total: int) -> None:
     client = admin()  # must outlive the future
     client.create_partitions([NewPartitions(topic, total)])[topic].result(timeout=30)
+    await_partitions(topic, total)
 
 
 def delete_topic(topic: str) -> None:

@@ -98,6 +98,9 @@ class Writer:
     def __init__(self, topic: str, partitions: int | None = None):
         self.topic = topic
         self.partitions = partitions or kafka_admin.partition_count(topic)
+        if not self.partitions:
+            raise RuntimeError(f"topic {topic} has no partitions in the broker's metadata; "
+                               "create it first (scripts/kafka_admin.py create-topic)")
         self.failures: list = []
         self.producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
                                   "enable.idempotence": True, "message.max.bytes": 2_000_000})
