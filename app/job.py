@@ -9,14 +9,13 @@ import logging
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
-from app import errors, kafka_meta, offsets, progress, sink
+from app import checkpoint, errors, kafka_meta, offsets, progress, sink
 from app.batch import BatchCommitter
 from app.config import Config
 from app.errors import DataLossError, JobStop
@@ -119,14 +118,15 @@ class Job:
         return BatchCommitter(cfg, conn, epoch, stored, len(topic.partitions)), start
 
     def run_query(self, committer: BatchCommitter, start: str) -> int:
-        checkpoint = tempfile.mkdtemp(prefix="errorcount-checkpoint-")  # never reused: MySQL is the truth
+        checkpoint.sweep_stale()
+        location = checkpoint.create()  # never reused: MySQL is the truth
         try:
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             lines = kafka_meta.kafka_stream_df(self.spark, self.cfg, start).transform(classify_lines_df)
             query = (lines.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")
-                     .option("checkpointLocation", "file://" + checkpoint)
+                     .option("checkpointLocation", "file://" + location)
                      .trigger(processingTime=self.cfg.trigger_interval)
                      .foreachBatch(committer)
                      .start())
@@ -145,4 +145,4 @@ class Job:
             log.info("stopped cleanly at a batch boundary; stored offsets %s", dict(sorted(committer.expected.items())))
             return errors.EXIT_OK
         finally:
-            shutil.rmtree(checkpoint, ignore_errors=True)
+            shutil.rmtree(location, ignore_errors=True)

@@ -19,21 +19,26 @@ pytestmark = pytest.mark.slow
     ("after_commit@2", 2),
     ("during_spark_job@2", 1),
 ])
-def test_crash_then_restart_is_exact(point, batches_stored, scenario):
+def test_crash_then_restart_is_exact(point, batches_stored, scenario, tmp_path):
     run = scenario(3, START)
     run.write(1500, seed=31, minutes=20)
-    crashing = run.driver(env={"ERRORCOUNT_FAULT": point, **SMALL_BATCHES})
+    temp = {"TMPDIR": str(tmp_path)}  # where the drivers put their checkpoints
+    crashing = run.driver(env={"ERRORCOUNT_FAULT": point, **SMALL_BATCHES, **temp})
     assert crashing.wait(240) == SIGKILLED, crashing.log()[-3000:]
+    left_behind = list(tmp_path.glob("errorcount-checkpoint-*"))
+    assert len(left_behind) == 1, left_behind
 
     stored = run.offsets()
     assert run.ledger()[0] == batches_stored
     assert run.ledger()[1] == sum(stored.values())  # the ledger accounts for every stored offset
     assert run.counts() == run.produced.counts_below(stored)  # nothing half-committed
 
-    restarted = run.caught_up_driver("the restarted job to catch up", env=SMALL_BATCHES)
+    restarted = run.caught_up_driver("the restarted job to catch up", env={**SMALL_BATCHES, **temp})
     assert run.counts() == run.produced.total()
     assert run.ledger()[1] == 1500
+    assert not any(path.exists() for path in left_behind)  # the killed driver's checkpoint swept up
     assert restarted.stop() == 0
+    assert not list(tmp_path.glob("errorcount-checkpoint-*"))  # a clean stop removes its own
 
 
 @pytest.mark.parametrize("point, resolution", [

@@ -1,0 +1,54 @@
+"""The query's throwaway checkpoint directory: fresh per query, removed after it, and swept
+up after a driver that was killed before it could remove its own.
+
+MySQL holds the offsets, so a checkpoint is never read again; but a SIGKILLed or OOM-killed
+driver leaves its directory behind, and a job restarted for months would fill the temp dir.
+The directory name carries the driver's PID so a later driver can tell a dead one's leftovers
+from a live driver's directory on the same host.
+"""
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+log = logging.getLogger("errorcount")
+PREFIX = "errorcount-checkpoint-"
+
+
+def is_alive(pid: int) -> bool:
+    """True if a process with this PID exists (including another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def owner_pid(path: Path) -> int | None:
+    """The PID in a checkpoint directory's name (PREFIX + pid + '-' + random), or None for a
+    name of another shape (older drivers named theirs without a PID: left alone)."""
+    pid, _, rest = path.name[len(PREFIX):].partition("-")
+    return int(pid) if path.name.startswith(PREFIX) and pid.isdigit() and rest else None
+
+
+def sweep_stale(parent: str | None = None) -> list[Path]:
+    """Removes checkpoint directories under `parent` (the temp dir) whose driver is gone;
+    returns what it removed. A PID reused by an unrelated process only delays the sweep."""
+    removed = []
+    for path in Path(parent or tempfile.gettempdir()).glob(PREFIX + "*"):
+        pid = owner_pid(path)
+        if pid is not None and pid != os.getpid() and path.is_dir() and not is_alive(pid):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    if removed:
+        log.info("removed %d checkpoint directories left by drivers that were killed", len(removed))
+    return removed
+
+
+def create(parent: str | None = None) -> str:
+    """A new, empty checkpoint directory owned by this driver."""
+    return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=parent)
