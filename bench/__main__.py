@@ -104,8 +104,10 @@ def main() -> int:
 def steady_phase(results: dict, args, run_dir: Path) -> dict:
     job_rate = results.get("b_job", {}).get("records_per_s") or float(os.environ.get("BENCH_STEADY_RATE", 20000)) * 2
     trigger = conf_value("TRIGGER_INTERVAL")
-    figures = steady.steady_state(args.partitions, job_rate / 2, args.steady_seconds, run_dir, TRIGGER_INTERVAL=trigger)
-    return {**figures, "trigger_interval_s": interval_seconds(trigger), "warm_up_s": steady.WARM_UP_S}
+    trigger_s = interval_seconds(trigger)
+    figures = steady.steady_state(args.partitions, job_rate / 2, args.steady_seconds, trigger_s, run_dir,
+                                  TRIGGER_INTERVAL=trigger)
+    return {**figures, "trigger_interval_s": trigger_s, "warm_up_s": steady.WARM_UP_S}
 
 
 if __name__ == "__main__":

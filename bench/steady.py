@@ -21,6 +21,7 @@ from bench.corpus import Generator
 from bench.phases import BenchError, check_exact, job_env, reset, wait_until
 
 WARM_UP_S = 30  # records of the first seconds (JIT warm-up) are left out of the latency figures
+IDLE_S = 20     # after the steady state: how long the drained job is watched with nothing to read
 
 
 def event_pool(generator: Generator, size: int = 50_000) -> list[tuple[bytes | None, str | None]]:
@@ -91,13 +92,28 @@ def drain(conn, driver: procs.Driver, job: str, topic: str) -> None:
                driver.check_alive)
 
 
+def idle_cost(conn, driver: procs.Driver, job: str, trigger_s: float, seconds: float = IDLE_S) -> dict:
+    """The drained job with nothing to read: Spark runs no batch for a trigger that finds no new
+    offsets (checked: the ledger must not grow), so an empty trigger costs only the end-offset
+    request and the driver's background work; this is the driver's whole CPU time (JVM and
+    Python, all threads) over the window, per trigger."""
+    batches_before = admin_db.ledger(conn, job)[0]
+    cpu_before, began = procs.cpu_seconds(driver.process.pid), time.monotonic()
+    time.sleep(seconds)  # a measurement window, not a wait for a condition
+    cpu_s, elapsed = procs.cpu_seconds(driver.process.pid) - cpu_before, time.monotonic() - began
+    driver.check_alive()
+    triggers = elapsed / trigger_s if trigger_s else None
+    return {"seconds": elapsed, "batches_run": admin_db.ledger(conn, job)[0] - batches_before,
+            "driver_cores": cpu_s / elapsed, "cpu_ms_per_trigger": cpu_s * 1000 / triggers if triggers else None}
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def steady_state(partitions: int, rate: float, seconds: float, log_dir: Path, **env: str) -> dict:
-    """(e) The job at a fixed producer rate for WARM_UP_S + seconds."""
+def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float, log_dir: Path, **env: str) -> dict:
+    """(e) The job at a fixed producer rate for WARM_UP_S + seconds, then IDLE_S with no input."""
     topic, job = f"bench-steady-{uuid.uuid4().hex[:8]}", "bench-steady"
     kafka_admin.create_topic(topic, partitions)
     conn, pool, expected = reset(), event_pool(Generator(99, 60)), Counter()
@@ -111,6 +127,7 @@ def steady_state(partitions: int, rate: float, seconds: float, log_dir: Path, **
         sent += paced_produce(topic, partitions, rate, WARM_UP_S + seconds, pool, expected)
         produced_s, producer_cpu_s = time.monotonic() - began, time.process_time() - cpu_began
         drain(conn, driver, job, topic)
+        idle = idle_cost(conn, driver, job, trigger_s)
     finally:
         driver.stop()
     check_exact(conn, job, topic, +expected, sent, "steady state")
@@ -122,7 +139,8 @@ def steady_state(partitions: int, rate: float, seconds: float, log_dir: Path, **
             "measured_records": len(values), "batches": len(batches),
             "latency_s": {"p50": percentile(values, 0.50), "p95": percentile(values, 0.95),
                           "p99": percentile(values, 0.99), "max": max(values)},
-            "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches), "error_log_exact": True}
+            "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches), "idle": idle,
+            "error_log_exact": True}
 
 
 def rss_trend(samples: list[tuple[float, float, float]], commits: list[float]) -> dict:

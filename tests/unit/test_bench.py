@@ -55,3 +55,16 @@ def test_native_memory_categories_and_their_report():
     (line, _blank) = report.native_memory_lines({"from": found, "to": {**found, "Code": 86, "Class": 23}}, 120)
     assert line.endswith("from batch 120 to the soak's end: Java Heap 557 -> 557, Code 60 -> 86.")  # Class moved < 2
     assert report.native_memory_lines({}, None) == []
+
+
+def test_empty_trigger_goal_needs_no_batch_and_little_cpu():
+    def goal(idle):
+        steady = {"trigger_interval_s": 1, "latency_s": {"p99": 1.5}, "idle": idle}
+        return {name[:30]: (measured, ok) for name, measured, ok in report.goals({"e_steady": steady})}
+
+    cheap = {"seconds": 20.0, "batches_run": 0, "driver_cores": 0.02, "cpu_ms_per_trigger": 20.0}
+    assert goal(cheap)["empty-batch overhead <= 150 ms"] == ("20.00 ms", True)
+    assert goal({**cheap, "batches_run": 3})["empty-batch overhead <= 150 ms"] == ("20.00 ms, 3 batches ran", False)
+    assert goal({**cheap, "cpu_ms_per_trigger": 151.0})["empty-batch overhead <= 150 ms"][1] is False
+    assert "empty-batch overhead <= 150 ms" not in goal(None)
+    assert report.idle_lines(cheap, 1)[0].endswith("20.0 ms of CPU per empty trigger.")
