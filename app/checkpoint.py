@@ -7,10 +7,12 @@ The directory name carries the driver's PID so a later driver can tell a dead on
 from a live driver's directory on the same host.
 """
 
+import contextlib
 import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 log = logging.getLogger("errorcount")
@@ -49,6 +51,13 @@ def sweep_stale(parent: str | None = None) -> list[Path]:
     return removed
 
 
-def create(parent: str | None = None) -> str:
-    """A new, empty checkpoint directory owned by this driver."""
-    return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=parent)
+@contextlib.contextmanager
+def fresh(parent: str | None = None) -> Iterator[str]:
+    """Sweeps up dead drivers' directories, then yields a new, empty checkpoint directory
+    owned by this driver, and removes it when the block ends, however it ends."""
+    sweep_stale(parent)
+    location = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=parent)
+    try:
+        yield location
+    finally:
+        shutil.rmtree(location, ignore_errors=True)

@@ -7,7 +7,6 @@ failures end the driver.
 
 import logging
 import os
-import shutil
 import socket
 import threading
 import time
@@ -118,9 +117,7 @@ class Job:
         return BatchCommitter(cfg, conn, epoch, stored, len(topic.partitions)), start
 
     def run_query(self, committer: BatchCommitter, start: str) -> int:
-        checkpoint.sweep_stale()
-        location = checkpoint.create()  # never reused: MySQL is the truth
-        try:
+        with checkpoint.fresh() as location:  # never reused: MySQL is the truth
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             lines = kafka_meta.kafka_stream_df(self.spark, self.cfg, start).transform(classify_lines_df)
@@ -144,5 +141,3 @@ class Job:
             query.stop()
             log.info("stopped cleanly at a batch boundary; stored offsets %s", dict(sorted(committer.expected.items())))
             return errors.EXIT_OK
-        finally:
-            shutil.rmtree(location, ignore_errors=True)

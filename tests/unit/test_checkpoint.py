@@ -20,10 +20,11 @@ def test_owner_pid_reads_the_name_and_ignores_other_shapes(tmp_path):
     assert checkpoint.owner_pid(tmp_path / "other-4242-abc") is None
 
 
-def test_create_names_the_directory_after_this_process(tmp_path):
-    created = checkpoint.create(str(tmp_path))
-    assert os.path.isdir(created)
-    assert checkpoint.owner_pid(tmp_path / os.path.basename(created)) == os.getpid()
+def test_fresh_names_the_directory_after_this_process_and_removes_it(tmp_path):
+    with checkpoint.fresh(str(tmp_path)) as created:
+        assert os.path.isdir(created)
+        assert checkpoint.owner_pid(tmp_path / os.path.basename(created)) == os.getpid()
+    assert not os.path.exists(created)
 
 
 def test_sweep_removes_only_dead_drivers_directories(tmp_path):
