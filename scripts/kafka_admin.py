@@ -30,18 +30,18 @@ def is_ready(timeout: float = 3.0) -> bool:
         return False
 
 
-def partition_count(topic: str) -> int:
-    meta = admin().list_topics(topic=topic, timeout=10)
+def partition_count(topic: str, client: AdminClient | None = None) -> int:
+    meta = (client or admin()).list_topics(topic=topic, timeout=10)
     info = meta.topics.get(topic)
     return 0 if info is None or info.error is not None else len(info.partitions)
 
 
-def await_partitions(topic: str, total: int, timeout: float = 30.0) -> None:
+def await_partitions(client: AdminClient, topic: str, total: int, timeout: float = 30.0) -> None:
     """Polls metadata until the topic shows `total` partitions: the admin future completes when
     the controller has the change, and a broker's metadata cache may lag it (a producer asking
     in that gap sees no partitions)."""
     deadline = time.monotonic() + timeout
-    while (seen := partition_count(topic)) < total:
+    while (seen := partition_count(topic, client)) < total:
         if time.monotonic() > deadline:
             raise RuntimeError(f"topic {topic} shows {seen} of {total} partitions after {timeout:.0f} s; "
                                "check the broker log (.local/kafka) for metadata errors")
@@ -55,14 +55,14 @@ def create_topic(topic: str, partitions: int) -> bool:
         return False
     client = admin()  # must outlive the future
     client.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])[topic].result(timeout=30)
-    await_partitions(topic, partitions)
+    await_partitions(client, topic, partitions)
     return True
 
 
 def add_partitions(topic: str, total: int) -> None:
     client = admin()  # must outlive the future
     client.create_partitions([NewPartitions(topic, total)])[topic].result(timeout=30)
-    await_partitions(topic, total)
+    await_partitions(client, topic, total)
 
 
 def delete_topic(topic: str) -> None:
