@@ -115,6 +115,7 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "ap
     first_start = batches[0].done - batches[0].batch_ms / 1000
     seconds = batches[-1].done - first_start
     return {"records_per_s": corpus.lines / seconds, "catch_up_s": seconds,
+            "warm_records_per_s": procs.warm_rate(batches), "warm_batches": len(batches) - len(batches) // 2,
             "startup_s": first_start - driver.launched, "batches": len(batches),
             "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches),
             "mean_commit_ms": sum(b.commit_ms for b in batches) / len(batches),

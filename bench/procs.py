@@ -41,6 +41,17 @@ def batch_logs(text: str) -> list[BatchLog]:
     return found
 
 
+def warm_rate(batches: list[BatchLog]) -> float | None:
+    """Records/s over the second half of the batches, timed from the end of the batch before
+    them (so the gaps between batches count). The JIT keeps speeding batches up for several of
+    them: this is the rate a longer catch-up settles at. None with fewer than 2 batches."""
+    if len(batches) < 2:
+        return None
+    half = len(batches) // 2
+    seconds = batches[-1].done - batches[half - 1].done
+    return sum(b.records for b in batches[half:]) / seconds if seconds > 0 else None
+
+
 def spark_steps_p50(text: str, skip: int = 10) -> dict[str, int]:
     """Median of each step of Spark's own batch timing (app/progress.py's lines), after `skip` batches."""
     runs = [dict((name, int(ms)) for name, ms in (pair.split("=") for pair in line.split()))

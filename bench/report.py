@@ -131,7 +131,11 @@ def profile_lines(results: dict) -> list[str]:
         lines += [f"Per batch in (b) (mean of {job['batches']}): Spark job (count and dead letters) "
                   f"{job['mean_count_ms']:.0f} ms, MySQL commit {job['mean_commit_ms']:.0f} ms, Spark between "
                   f"batches {job['mean_between_batches_ms']:.0f} ms; the first batch (code generation, JIT warm-up) "
-                  f"took {job['first_batch_ms'] / 1000:.1f} s.", ""]
+                  f"took {job['first_batch_ms'] / 1000:.1f} s."]
+        if job.get("warm_records_per_s"):
+            lines[-1] += (f" Once warm, over the last {job['warm_batches']} batches, the job read "
+                          f"{job['warm_records_per_s']:,.0f} records/s: the rate a longer catch-up settles at.")
+        lines.append("")
     if profile:
         lines += [f"Profile: the job's transforms added one at a time, batch reads of {profile['records']:,} corpus "
                   f"records, warm (best of 3), {profile['cores']} cores:", "",

@@ -17,6 +17,16 @@ def test_batch_logs_reads_the_batch_lines_only():
     assert batch.done == 1795339654.505  # 2026-11-22 09:27:34.505 UTC
 
 
+def test_warm_rate_is_the_second_half_from_the_end_of_the_batch_before():
+    done_at = [10.0, 14.0, 16.0, 18.0, 19.0]  # a slow first batch, then faster ones
+    batches = [procs.BatchLog(done, 1000, 0, 0, 0) for done in done_at]
+    assert procs.warm_rate(batches) == 3000 / (19.0 - 14.0)  # batches 2..4, from batch 1's end
+    assert procs.warm_rate(batches[:1]) is None
+    job = {"batches": 5, "mean_count_ms": 1, "mean_commit_ms": 1, "mean_between_batches_ms": 1,
+           "first_batch_ms": 4000, "warm_records_per_s": 600.0, "warm_batches": 3}
+    assert "over the last 3 batches, the job read 600 records/s" in "\n".join(report.profile_lines({"b_job": job}))
+
+
 def test_spark_steps_p50_reads_the_progress_lines_only():
     lines = [f"2026-11-22 09:27:3{i},000 INFO errorcount.progress: " + progress_line(i, 5, {
         "triggerExecution": 300 + i, "addBatch": 200 + i, "walCommit": 10}) for i in range(5)]
