@@ -19,7 +19,7 @@ from app.batch import BatchCommitter
 from app.config import Config
 from app.errors import DataLossError, JobStop
 from app.parse import classify_lines_df
-from app.retry import first_line, retry
+from app.retry import StopRequested, first_line, retry, stoppable_sleep
 from app.stop_marker import StopMarker
 
 log = logging.getLogger("errorcount")
@@ -49,6 +49,8 @@ class Job:
         self.cfg, self.spark, self.stop = cfg, spark, stop
         self.owner = f"{socket.gethostname()} pid {os.getpid()} app {spark.sparkContext.applicationId}"
         self.marker = StopMarker(spark, cfg.stop_marker)
+        # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
+        self.sleep = stoppable_sleep(self.stop_requested)
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -58,14 +60,21 @@ class Job:
         return self.stop.is_set()
 
     def mysql(self, what: str, action):
-        return retry(what, action, self.cfg.retry_seconds, sink.is_transient)
+        return retry(what, action, self.cfg.retry_seconds, sink.is_transient, self.sleep)
 
     def run(self) -> int:
-        cfg = self.cfg
         if self.marker.present():
             # A restart or a YARN re-attempt after the operator asked the job to stop: nothing to do.
-            log.info("stop marker %s exists: not starting (remove it to run the job)", cfg.stop_marker)
+            log.info("stop marker %s exists: not starting (remove it to run the job)", self.cfg.stop_marker)
             return errors.EXIT_OK
+        try:
+            return self.connect_and_supervise()
+        except StopRequested:
+            log.info("stop requested while waiting out an outage or a query restart: exiting; no batch was in flight")
+            return errors.EXIT_OK
+
+    def connect_and_supervise(self) -> int:
+        cfg = self.cfg
         conn = self.mysql("connecting to MySQL", lambda: sink.connect(cfg))
         try:
             self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
@@ -91,8 +100,7 @@ class Job:
                                   f"last: {failure}. Nothing was half-committed; see the log above.") from None
                 delay = min(2 ** len(failures), 30)
                 log.warning("query failed (%s); restarting from the offsets stored in MySQL in %d s", failure, delay)
-                if self.stop.wait(delay):
-                    return errors.EXIT_OK
+                self.sleep(delay)
 
     def prepare(self, conn, epoch: int) -> tuple[BatchCommitter, str]:
         """Reads the stored offsets and the topic, settles any data loss, returns the committer
@@ -100,7 +108,7 @@ class Job:
         cfg = self.cfg
         stored = self.mysql("reading stored offsets", lambda: sink.load_offsets(conn, cfg.job_name, cfg.kafka_topic))
         topic = retry("reading topic metadata", lambda: kafka_meta.describe_topic(self.spark, cfg), cfg.retry_seconds,
-                      lambda error: isinstance(error, kafka_meta.KafkaUnavailable))
+                      lambda error: isinstance(error, kafka_meta.KafkaUnavailable), self.sleep)
         gaps = offsets.find_gaps(cfg.kafka_topic, stored, topic.earliest, topic.latest)
         if gaps and cfg.on_data_loss == "fail":
             raise DataLossError(offsets.describe_gaps(cfg.kafka_topic, gaps))

@@ -11,6 +11,27 @@ log = logging.getLogger("errorcount.retry")
 T = TypeVar("T")
 
 
+class StopRequested(Exception):
+    """A stop (signal or stop marker) arrived while waiting out an outage: nothing is in flight."""
+
+
+def stoppable_sleep(stop_requested: Callable[[], bool], poll: float = 0.5,
+                    wait: Callable[[float], None] = time.sleep) -> Callable[[float], None]:
+    """A sleep for retry() and restart backoff that asks stop_requested() every `poll` seconds
+    and raises StopRequested once it is true, so an operator's stop is not held up by an outage
+    of up to RETRY_SECONDS."""
+    def sleep(seconds: float) -> None:
+        remaining = seconds
+        while not stop_requested():
+            if remaining <= 0:
+                return
+            step = min(poll, remaining)
+            wait(step)
+            remaining -= step
+        raise StopRequested()
+    return sleep
+
+
 def first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__

@@ -3,7 +3,7 @@
 import pytest
 
 from app.errors import FencedError, UnavailableError
-from app.retry import retry
+from app.retry import StopRequested, retry, stoppable_sleep
 
 
 class FakeTime:
@@ -55,3 +55,30 @@ def test_other_errors_and_job_stops_are_not_retried():
     with pytest.raises(FencedError):
         retry("x", action, 300, lambda e: True, fake.sleep, fake.clock)
     assert len(calls) == 1 and fake.sleeps == []
+
+
+def test_stoppable_sleep_waits_in_steps_and_ends_on_a_stop():
+    waited, asked = [], []
+    requests = iter([False, False, False, True])
+
+    def stop_requested():
+        asked.append(1)
+        return next(requests)
+
+    sleep = stoppable_sleep(stop_requested, poll=0.5, wait=waited.append)
+    with pytest.raises(StopRequested):
+        sleep(10)  # stop seen at the fourth check, after 1.5 s of the 10
+    assert waited == [0.5, 0.5, 0.5]
+    calm = stoppable_sleep(lambda: False, poll=0.5, wait=waited.append)
+    waited.clear()
+    calm(1.2)
+    assert waited == [0.5, 0.5, pytest.approx(0.2)]
+
+
+def test_a_stop_during_backoff_ends_retry_without_another_attempt():
+    fake = FakeTime()
+    action, calls = failing(100, ConnectionError("gone"))
+    stopped = lambda: fake.now >= 1.0  # noqa: E731 - the operator stops the job 1 s into the outage
+    with pytest.raises(StopRequested):
+        retry("x", action, 300, lambda e: True, stoppable_sleep(stopped, wait=fake.sleep), fake.clock)
+    assert len(calls) == 2 and fake.now == 1.0
