@@ -22,6 +22,12 @@ from admin_db import dotenv, error_log, lease, ledger, query, stored_offsets  # 
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / ".local" / "test-logs"
+APP_PASSWORD_FILE = ROOT / ".local" / "secrets" / "mysql_password"  # written by the stack's bootstrap
+
+
+def app_password() -> str:
+    """The job's MySQL password on the local stack."""
+    return APP_PASSWORD_FILE.read_text(encoding="utf-8").strip()
 
 
 def unique(prefix: str) -> str:

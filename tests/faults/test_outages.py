@@ -7,7 +7,7 @@ import kafka_admin
 import pytest
 
 from app.errors import EXIT_UNAVAILABLE
-from tests.support import ROOT, service, wait_until
+from tests.support import APP_PASSWORD_FILE, service, wait_until
 
 START = datetime(2034, 3, 3, 3, 0)
 OUTAGE_SECONDS = 30  # the length of the fault being simulated, not a synchronisation
@@ -55,8 +55,8 @@ def test_a_stop_during_an_outage_is_not_held_up_by_the_retries(scenario):
     run.write(100, seed=47)
     # A MySQL host where nothing listens (another loopback address): the driver retries connecting,
     # and the local wrapper does not start a MariaDB for it as it would for 127.0.0.1.
-    password_file = str(ROOT / ".local" / "secrets" / "mysql_password")
-    driver = run.driver(env={"MYSQL_HOST": "127.0.0.2", "MYSQL_PASSWORD_FILE": password_file, "RETRY_SECONDS": "3600"})
+    driver = run.driver(env={"MYSQL_HOST": "127.0.0.2", "MYSQL_PASSWORD_FILE": str(APP_PASSWORD_FILE),
+                             "RETRY_SECONDS": "3600"})
     wait_until(lambda: "connecting to MySQL failed" in driver.log(), 120, "the driver to retry connecting")
     assert driver.stop(timeout=60) == 0  # at the next backoff step, not after RETRY_SECONDS
     assert "stop requested while waiting out an outage" in driver.log()

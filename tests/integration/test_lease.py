@@ -9,15 +9,14 @@ import pytest
 from app import sink
 from app.config import load_config
 from app.errors import FencedError
-from tests.support import ROOT, lease, unique
+from tests.support import app_password, lease, unique
 
 APP_A, APP_B = "application_1700000000000_0001", "application_1700000000000_0002"
 
 
 @pytest.fixture
 def conn(admin):
-    password = (ROOT / ".local" / "secrets" / "mysql_password").read_text(encoding="utf-8").strip()
-    env = {"MYSQL_PASSWORD": password, **{k: v for k, v in os.environ.items() if k == "MYSQL_PORT"}}
+    env = {"MYSQL_PASSWORD": app_password(), **{k: v for k, v in os.environ.items() if k == "MYSQL_PORT"}}
     connection = sink.connect(load_config([], env))
     yield connection
     connection.close()

@@ -13,14 +13,10 @@ import pytest
 
 from app import sink
 from app.config import load_config
-from tests.support import ROOT, catch_up, dotenv, unique
+from tests.support import app_password, catch_up, dotenv, unique
 
 KAFKA_SECRET = "kafka-secret-Zq81"
 UI_PORT = 4057
-
-
-def app_password() -> str:
-    return (ROOT / ".local" / "secrets" / "mysql_password").read_text(encoding="utf-8").strip()
 
 
 def app_connection() -> pymysql.Connection:

@@ -9,7 +9,7 @@ import kafka_admin
 import pytest
 
 from app.errors import EXIT_FENCED
-from tests.support import Scenario, stored_offsets, unique, wait_until
+from tests.support import Scenario, app_password, stored_offsets, unique, wait_until
 from tests.yarn.cluster import ROOT, YarnApps, job_env
 
 START = datetime(2036, 2, 29, 23, 30)
@@ -69,8 +69,7 @@ def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted,
     assert "stopped cleanly at a batch boundary" in yarn.driver_log(second[2])
     assert [a[0] for a in yarn.attempts(app)][0] == attempt1 and len(yarn.attempts(app)) == 2  # no third attempt
     assert run.counts() == run.produced.total()
-    password = (ROOT / ".local" / "secrets" / "mysql_password").read_text(encoding="utf-8").strip()
-    assert password not in yarn.app_logs(app)  # not in any container's environment, argv or log
+    assert app_password() not in yarn.app_logs(app)  # not in any container's environment, argv or log
 
 
 def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, submitted, run):
