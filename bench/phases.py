@@ -114,8 +114,9 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "ap
         raise BenchError(f"{name}: the driver log accounts for {sum(b.records for b in batches)} records")
     first_start = batches[0].done - batches[0].batch_ms / 1000
     seconds = batches[-1].done - first_start
+    warm_rate, warm_batches = procs.warm_rate(batches)
     return {"records_per_s": corpus.lines / seconds, "catch_up_s": seconds,
-            "warm_records_per_s": procs.warm_rate(batches), "warm_batches": len(batches) - len(batches) // 2,
+            "warm_records_per_s": warm_rate, "warm_batches": warm_batches,
             "startup_s": first_start - driver.launched, "batches": len(batches),
             "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches),
             "mean_commit_ms": sum(b.commit_ms for b in batches) / len(batches),

@@ -41,15 +41,17 @@ def batch_logs(text: str) -> list[BatchLog]:
     return found
 
 
-def warm_rate(batches: list[BatchLog]) -> float | None:
-    """Records/s over the second half of the batches, timed from the end of the batch before
-    them (so the gaps between batches count). The JIT keeps speeding batches up for several of
-    them: this is the rate a longer catch-up settles at. None with fewer than 2 batches."""
-    if len(batches) < 2:
-        return None
+def warm_rate(batches: list[BatchLog]) -> tuple[float | None, int]:
+    """(records/s, batches) over the second half of the batches, timed from the end of the batch
+    before them (so the gaps between batches count). The JIT keeps speeding batches up for
+    several of them: this is the rate a longer catch-up settles at. No rate with fewer than 2
+    batches."""
     half = len(batches) // 2
+    warm = batches[half:]
+    if not half:
+        return None, len(warm)
     seconds = batches[-1].done - batches[half - 1].done
-    return sum(b.records for b in batches[half:]) / seconds if seconds > 0 else None
+    return (sum(b.records for b in warm) / seconds if seconds > 0 else None), len(warm)
 
 
 def spark_steps_p50(text: str, skip: int = 10) -> dict[str, int]:

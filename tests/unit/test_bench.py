@@ -20,8 +20,8 @@ def test_batch_logs_reads_the_batch_lines_only():
 def test_warm_rate_is_the_second_half_from_the_end_of_the_batch_before():
     done_at = [10.0, 14.0, 16.0, 18.0, 19.0]  # a slow first batch, then faster ones
     batches = [procs.BatchLog(done, 1000, 0, 0, 0) for done in done_at]
-    assert procs.warm_rate(batches) == 3000 / (19.0 - 14.0)  # batches 2..4, from batch 1's end
-    assert procs.warm_rate(batches[:1]) is None
+    assert procs.warm_rate(batches) == (3000 / (19.0 - 14.0), 3)  # batches 2..4, from batch 1's end
+    assert procs.warm_rate(batches[:1]) == (None, 1)
     job = {"batches": 5, "mean_count_ms": 1, "mean_commit_ms": 1, "mean_between_batches_ms": 1,
            "first_batch_ms": 4000, "warm_records_per_s": 600.0, "warm_batches": 3}
     assert "over the last 3 batches, the job read 600 records/s" in "\n".join(report.profile_lines({"b_job": job}))
