@@ -11,6 +11,7 @@ from app import faults, offsets, sink
 from app.aggregate import batch_summary_df, dead_letter_slots, summarize
 from app.config import Config
 from app.errors import FencedError, JobStop
+from app.retention import Retention
 from app.retry import retry
 
 log = logging.getLogger("errorcount.batch")
@@ -25,10 +26,13 @@ class BatchCommitter:
 
     `lock` is held for the whole of a batch, so a stop request can wait for a batch boundary;
     `failure` keeps the JobStop that ended the query, so the driver can exit with its code.
-    `partitions` (the topic's, at start) spreads DEAD_LETTER_LIMIT over the partitions."""
+    `partitions` (the topic's, at start) spreads DEAD_LETTER_LIMIT over the partitions;
+    `retention` prunes old rows after a commit, when a pass is due."""
 
-    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int], partitions: int):
+    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int], partitions: int,
+                 retention: Retention):
         self.cfg = cfg
+        self.retention = retention
         self.slots = dead_letter_slots(cfg.dead_letter_limit, partitions)
         self.conn = conn
         self.epoch = epoch
@@ -73,6 +77,7 @@ class BatchCommitter:
                  "commit_ms=%d batch_ms=%d", batch_id, summary.records, summary.errors, summary.rejected,
                  len(summary.dead_letters), len(summary.minute_counts), dict(sorted(write.offsets_after.items())),
                  (counted - started) * 1000, (done - commit_started) * 1000, (done - started) * 1000)
+        self.retention.after_commit(self.conn, self.cfg.job_name, self.cfg.kafka_topic, self.epoch)
 
     def commit(self, write: sink.BatchWrite, batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection

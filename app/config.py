@@ -35,6 +35,8 @@ KEYS: dict[str, tuple[str, str]] = {
     "RETRY_SECONDS": ("300", "how long MySQL/Kafka may be away before the job gives up (exit 5)"),
     "ON_DATA_LOSS": ("fail", "stored offsets Kafka no longer holds: fail (exit 4) or skip (recorded)"),
     "DEAD_LETTER_LIMIT": ("1000", "most rejected records per batch kept in rejected_lines (0 = none)"),
+    "RETENTION_DAYS": ("30", "days dead letters and per-batch ledger rows are kept (older ledger rows "
+                             "are merged per UTC day); 0 = keep all"),
     "STOP_MARKER": ("", "path (any Hadoop file system) whose existence stops the job at a batch boundary"),
     "LOG_LEVEL": ("INFO", "Python log level of the driver"),
 }
@@ -71,6 +73,7 @@ class Config:
     retry_seconds: int
     on_data_loss: str
     dead_letter_limit: int
+    retention_days: int
     stop_marker: str
     log_level: str
     kafka_options: dict[str, str] = field(default_factory=dict, repr=False)
@@ -237,6 +240,7 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str], password: st
         retry_seconds=as_int(merged, "RETRY_SECONDS", 0, 7 * 24 * 3600),
         on_data_loss=merged["ON_DATA_LOSS"],
         dead_letter_limit=as_int(merged, "DEAD_LETTER_LIMIT", 0, 100_000),
+        retention_days=as_int(merged, "RETENTION_DAYS", 0, 36_500),
         stop_marker=merged["STOP_MARKER"].strip(),
         log_level=merged["LOG_LEVEL"].upper(),
         kafka_options=kafka_options,

@@ -14,7 +14,7 @@ import time
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
-from app import checkpoint, errors, kafka_meta, offsets, progress, sink
+from app import checkpoint, errors, kafka_meta, offsets, progress, retention, sink
 from app.batch import BatchCommitter
 from app.config import Config
 from app.errors import DataLossError, JobStop
@@ -51,6 +51,7 @@ class Job:
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
         self.sleep = stoppable_sleep(self.stop_requested)
+        self.retention = retention.Retention(cfg.retention_days)  # outlives query restarts
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -78,6 +79,8 @@ class Job:
         conn = self.mysql("connecting to MySQL", lambda: sink.connect(cfg))
         try:
             self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
+            if cfg.retention_days:
+                self.mysql("checking what retention needs", lambda: retention.check_ready(conn, cfg.mysql_database))
             reattempt = yarn_reattempt(self.spark, os.environ)
             epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner, reattempt))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
@@ -122,7 +125,7 @@ class Job:
         log.info("job %r: topic %r partitions %s, resuming from %s (unknown partitions: %s)",
                  cfg.job_name, cfg.kafka_topic, topic.partitions, dict(sorted(stored.items())), cfg.starting_offsets)
         start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, stored, cfg.starting_offsets)
-        return BatchCommitter(cfg, conn, epoch, stored, len(topic.partitions)), start
+        return BatchCommitter(cfg, conn, epoch, stored, len(topic.partitions), self.retention), start
 
     def run_query(self, committer: BatchCommitter, start: str) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth

@@ -1,4 +1,5 @@
-"""All MySQL access: the connection, the schema check, the lease and the one transaction per batch.
+"""MySQL access: the connection, the schema check, the lease and the one transaction per batch
+(retention's pruning statements live in app/retention.py and run through transaction() too).
 
 Statements are always parameterized. Writes happen only inside transaction(), which rolls back
 on any exception, so a batch's counts, offsets, dead letters and ledger row are committed together
@@ -23,8 +24,8 @@ REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},
     "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "updated_at"},
     "job_leases": {"job", "epoch", "owner", "acquired_at"},
-    "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "offsets_before",
-                       "offsets_after", "committed_at"},
+    "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "batches",
+                       "offsets_before", "offsets_after", "committed_at"},
     "rejected_lines": {"topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
     "skipped_offsets": {"job", "topic", "kafka_partition", "from_offset", "to_offset", "reason", "skipped_at"},
 }

@@ -40,7 +40,15 @@ GRANT SELECT, INSERT, UPDATE ON \`$MYSQL_DATABASE\`.* TO '$MYSQL_USER'@'%';
 SQL
 }
 
-schema() { root_sql "$MYSQL_DATABASE" < "$ROOT/sql/schema.sql"; log "schema applied to $MYSQL_DATABASE"; }
+# The schema, then the job's table-level DELETE grants (RETENTION_DAYS), which need the tables.
+schema() {
+  root_sql "$MYSQL_DATABASE" < "$ROOT/sql/schema.sql"
+  root_sql <<SQL
+GRANT DELETE ON \`$MYSQL_DATABASE\`.\`ingest_batches\` TO '$MYSQL_USER'@'%';
+GRANT DELETE ON \`$MYSQL_DATABASE\`.\`rejected_lines\` TO '$MYSQL_USER'@'%';
+SQL
+  log "schema applied to $MYSQL_DATABASE"
+}
 
 start() {
   if pid_alive "$PID"; then log "MariaDB already running (pid $(cat "$PID"))"; return 0; fi

@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS job_leases (
 ) ENGINE = InnoDB;
 
 -- The ledger: one row per committed batch, written in the batch's own transaction.
--- SUM(records) over a job's rows is everything it has consumed.
+-- SUM(records) over a job's rows is everything it has consumed. Rows older than RETENTION_DAYS
+-- are merged per job, topic, epoch and UTC day (sums kept; `batches` says how many were merged).
 CREATE TABLE IF NOT EXISTS ingest_batches (
   id             BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
   job            VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS ingest_batches (
   records        BIGINT       NOT NULL,
   error_lines    BIGINT       NOT NULL,
   rejected       BIGINT       NOT NULL,
+  batches        INT          NOT NULL DEFAULT 1,  -- committed batches this row stands for
   offsets_before TEXT         NOT NULL,  -- JSON {"partition": next offset} before the batch
   offsets_after  TEXT         NOT NULL,  -- JSON {"partition": next offset} after the batch
   committed_at   DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
@@ -45,6 +47,7 @@ CREATE TABLE IF NOT EXISTS ingest_batches (
 ) ENGINE = InnoDB;
 
 -- Dead letters: rejected records (up to a per-batch cap), with why and the start of the value.
+-- Deleted RETENTION_DAYS after seen_at (the index serves those deletes).
 CREATE TABLE IF NOT EXISTS rejected_lines (
   topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   kafka_partition INT          NOT NULL,
@@ -52,7 +55,8 @@ CREATE TABLE IF NOT EXISTS rejected_lines (
   reason          VARCHAR(32)  NOT NULL,
   raw_value       VARBINARY(1024) NULL,  -- first 1 KiB of the record's value; NULL for a null value
   seen_at         DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-  PRIMARY KEY (topic, kafka_partition, kafka_offset)
+  PRIMARY KEY (topic, kafka_partition, kafka_offset),
+  KEY rejected_lines_seen (topic, seen_at)
 ) ENGINE = InnoDB;
 
 -- Offset ranges deliberately skipped (ON_DATA_LOSS = skip): records that were never counted.
@@ -66,3 +70,20 @@ CREATE TABLE IF NOT EXISTS skipped_offsets (
   reason          VARCHAR(255) NOT NULL,
   skipped_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3)
 ) ENGINE = InnoDB;
+
+-- Migrations for databases created by an earlier version of this file. MySQL 8.4 has neither
+-- ADD COLUMN IF NOT EXISTS nor CREATE INDEX IF NOT EXISTS (MariaDB has both), so each change
+-- is a statement chosen from information_schema: the change if it is missing, else a no-op.
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'ingest_batches' AND column_name = 'batches') = 0,
+              'ALTER TABLE ingest_batches ADD COLUMN batches INT NOT NULL DEFAULT 1 AFTER rejected', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = DATABASE()
+               AND table_name = 'rejected_lines' AND index_name = 'rejected_lines_seen') = 0,
+              'CREATE INDEX rejected_lines_seen ON rejected_lines (topic, seen_at)', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;

@@ -1,0 +1,185 @@
+"""Retention (RETENTION_DAYS): old ledger rows are merged, old dead letters deleted, so the job's
+own tables stop growing without bound. error_log, offsets, leases and skipped ranges are kept.
+
+A job run for months writes one ingest_batches row per batch (86,400 a day at a 1 s trigger)
+and up to DEAD_LETTER_LIMIT rejected_lines rows per batch. A pass runs on the batch thread after
+a batch commits, when due: at most PASS_ROWS rows of each table per pass, one transaction each,
+so a backlog is worked off over a few batches without ever holding locks for long.
+
+Ledger rows of a UTC day wholly older than the cutoff are merged per (job, topic, epoch, day)
+into the day's last row: the sums of records, error_lines, rejected and batches are kept, with
+the first row's offsets_before, so SUM(records) over the ledger still is everything consumed.
+"""
+
+import datetime
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app import sink
+from app.errors import ConfigError
+
+log = logging.getLogger("errorcount.retention")
+PASS_ROWS = 5000     # rows read or deleted per table per pass
+IDLE_SECONDS = 3600  # between passes once nothing is left to do
+
+SELECT_CUTOFF = "SELECT CURRENT_TIMESTAMP(3) - INTERVAL %s DAY"  # the session runs in UTC
+LOCK_LEASE = "SELECT epoch FROM job_leases WHERE job = %s FOR UPDATE"
+# In id order from where the last pass stopped, by the (job, topic, id) key: oldest rows first,
+# and a pass never scans the young rows it leaves alone.
+SELECT_LEDGER = ("SELECT id, epoch, committed_at, records, error_lines, rejected, batches, offsets_before "
+                 "FROM ingest_batches WHERE job = %s AND topic = %s AND id >= %s ORDER BY id LIMIT %s")
+UPDATE_MERGED = ("UPDATE ingest_batches SET records = %s, error_lines = %s, rejected = %s, batches = %s, "
+                 "offsets_before = %s WHERE id = %s AND job = %s AND topic = %s")
+# Between the first and the kept row of a group there are only that group's rows of this job
+# and topic: the group is a run of consecutive ids of that (job, topic) read in id order.
+DELETE_MERGED = "DELETE FROM ingest_batches WHERE job = %s AND topic = %s AND id >= %s AND id < %s"
+DELETE_DEAD_LETTERS = "DELETE FROM rejected_lines WHERE topic = %s AND seen_at < %s ORDER BY seen_at LIMIT %s"
+# Privileges are checked even when no row matches: a startup probe that changes nothing.
+PROBE_DELETES = ("DELETE FROM ingest_batches WHERE 1 = 0", "DELETE FROM rejected_lines WHERE 1 = 0")
+SELECT_INDEX = ("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = %s "
+                "AND table_name = 'rejected_lines' AND index_name = 'rejected_lines_seen'")
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    id: int
+    epoch: int
+    committed_at: datetime.datetime
+    records: int
+    error_lines: int
+    rejected: int
+    batches: int
+    offsets_before: str
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Rows first_id .. keep_id of one (epoch, UTC day) become row keep_id with these values."""
+
+    first_id: int
+    keep_id: int
+    records: int
+    error_lines: int
+    rejected: int
+    batches: int
+    offsets_before: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one pass merges; `resume_id`: where the next pass reads from (the last group seen
+    may go on past the rows read); `reached_young`: a row too young to merge was seen, so all
+    older rows are planned."""
+
+    merges: list[Merge]
+    resume_id: int
+    reached_young: bool
+
+
+def plan_merges(rows: Sequence[LedgerRow], cutoff: datetime.datetime, from_id: int = 0) -> Plan:
+    """In: ledger rows of one job and topic in id order, from `from_id` on. Out: a Merge for
+    every run of two or more consecutive rows of the same epoch and UTC day, for days that ended
+    before `cutoff`'s day began. The first row of a later day ends the plan."""
+    merges: list[Merge] = []
+    run: list[LedgerRow] = []
+    for row in rows:
+        if run and row.epoch == run[0].epoch and row.committed_at.date() == run[0].committed_at.date():
+            run.append(row)
+            continue
+        if len(run) > 1:
+            merges.append(merge_of(run))
+        if row.committed_at.date() >= cutoff.date():
+            return Plan(merges, row.id, True)
+        run = [row]
+    if len(run) > 1:
+        merges.append(merge_of(run))
+    return Plan(merges, run[-1].id if run else from_id, False)
+
+
+def merge_of(run: Sequence[LedgerRow]) -> Merge:
+    return Merge(run[0].id, run[-1].id, sum(r.records for r in run), sum(r.error_lines for r in run),
+                 sum(r.rejected for r in run), sum(r.batches for r in run), run[0].offsets_before)
+
+
+def check_ready(conn, database: str) -> None:
+    """Startup check for RETENTION_DAYS > 0: the DELETE grants and the dead letters' index.
+    Raises ConfigError saying what to run."""
+    try:
+        with sink.transaction(conn) as cursor:
+            for probe in PROBE_DELETES:
+                cursor.execute(probe)
+            cursor.execute(SELECT_INDEX, (database,))
+            indexed = cursor.fetchone()[0] > 0
+    except Exception as error:
+        if getattr(error, "args", None) and error.args[0] in (1142, 1143):  # command denied
+            raise ConfigError(
+                "RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines for the job's MySQL user "
+                f"({error.args[-1]}): apply sql/grants.sql (make schema on the local stack), or set "
+                "RETENTION_DAYS=0 to keep every row") from None
+        raise
+    if not indexed:
+        raise ConfigError(f"database {database!r} lacks the index rejected_lines_seen that RETENTION_DAYS "
+                               "needs: apply sql/schema.sql as an admin (make schema), or set RETENTION_DAYS=0")
+
+
+@dataclass(frozen=True)
+class PassResult:
+    removed: int      # ledger rows merged away
+    deleted: int      # dead letters deleted
+    resume_id: int    # where the next pass reads the ledger from
+    more: bool        # a table may hold more to do: the next pass need not wait
+
+
+def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0,
+             limit: int = PASS_ROWS) -> PassResult:
+    """Merges old ledger rows (read from id `from_id` on) and deletes old dead letters of this
+    topic, each in its own transaction, while this instance holds the lease (else it does
+    nothing: the next batch commit reports the takeover)."""
+    with sink.transaction(conn) as cursor:
+        cursor.execute(LOCK_LEASE, (job,))
+        lease = cursor.fetchone()
+        if lease is None or int(lease[0]) != epoch:
+            return PassResult(0, 0, from_id, False)
+        cursor.execute(SELECT_CUTOFF, (days,))
+        cutoff = cursor.fetchone()[0]
+        cursor.execute(SELECT_LEDGER, (job, topic, from_id, limit))
+        rows = [LedgerRow(*row) for row in cursor.fetchall()]
+        plan = plan_merges(rows, cutoff, from_id)
+        removed = 0
+        for merge in plan.merges:
+            cursor.execute(UPDATE_MERGED, (merge.records, merge.error_lines, merge.rejected, merge.batches,
+                                           merge.offsets_before, merge.keep_id, job, topic))
+            removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, merge.keep_id))
+    with sink.transaction(conn) as cursor:
+        deleted = cursor.execute(DELETE_DEAD_LETTERS, (topic, cutoff, limit))
+    more = (len(rows) == limit and not plan.reached_young) or deleted == limit
+    return PassResult(removed, deleted, plan.resume_id, more)
+
+
+class Retention:
+    """Runs a pass after a batch commit when one is due: at once after a pass that had more to
+    do, else IDLE_SECONDS later. A failed pass is logged and tried again later: it rolled back,
+    and the batch it follows is already committed."""
+
+    def __init__(self, days: int, clock=time.monotonic):
+        self.days, self.clock = days, clock
+        self.due = clock()
+        self.resume_id = 0
+
+    def after_commit(self, conn, job: str, topic: str, epoch: int) -> None:
+        if not self.days or self.clock() < self.due:
+            return
+        try:
+            result = run_pass(conn, job, topic, epoch, self.days, self.resume_id)
+        except Exception as error:
+            log.warning("retention pass failed (%s); it changed nothing and counting carries on; next try in %d s",
+                        error, IDLE_SECONDS)
+            self.due = self.clock() + IDLE_SECONDS
+            return
+        if result.removed or result.deleted:
+            log.info("retention (%d days): merged away %d ledger rows, deleted %d dead letters",
+                     self.days, result.removed, result.deleted)
+        self.resume_id = result.resume_id
+        self.due = self.clock() + (0 if result.more else IDLE_SECONDS)

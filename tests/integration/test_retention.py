@@ -1,0 +1,176 @@
+"""Retention (RETENTION_DAYS) against the real MariaDB: old ledger rows merge per epoch and UTC
+day with every sum kept, old dead letters go, nothing else is touched; the schema migration for
+databases made by earlier versions; the startup check of the grants; and a real driver pruning."""
+
+import itertools
+import uuid
+from datetime import date, datetime, time, timedelta
+
+import produce
+import pymysql
+import pytest
+
+from app import retention, sink
+from app.config import load_config
+from app.errors import ConfigError
+from tests.support import ROOT, app_password, catch_up, dotenv, ledger, query, unique, wait_until
+
+DAYS = 30
+
+
+def app_conn(user: str | None = None, password: str | None = None):
+    env = {"MYSQL_PASSWORD": password or app_password(), "MYSQL_PORT": dotenv()["MYSQL_PORT"]}
+    return sink.connect(load_config([], {**env, **({"MYSQL_USER": user} if user else {})}))
+
+
+def utc_today(admin) -> date:
+    return query(admin, "SELECT UTC_DATE()")[0][0]
+
+
+def seed_ledger(admin, job: str, topic: str, rows: list[tuple[int, datetime, int]]) -> list[tuple]:
+    """Inserts (epoch, committed_at, records) rows in order with a continuous offset chain;
+    returns them as (epoch, committed_at, records, error_lines, rejected, before, after)."""
+    seeded, offset = [], 0
+    for epoch, at, records in rows:
+        before, after = sink.as_json({0: offset}), sink.as_json({0: offset + records})
+        values = (epoch, at, records, records // 3, records % 4, before, after)
+        query(admin, "INSERT INTO ingest_batches (job, topic, epoch, committed_at, records, error_lines, rejected, "
+                     "offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", (job, topic, *values))
+        seeded.append(values)
+        offset += records
+    return seeded
+
+
+def merged_by_day(seeded: list[tuple], today: date) -> list[tuple]:
+    """The expected ledger: rows of days older than the cutoff's, summed per run of epoch and day."""
+    cutoff_day = today - timedelta(days=DAYS)
+    out = []
+    for (epoch, day), group in itertools.groupby(seeded, key=lambda r: (r[0], r[1].date())):
+        group = list(group)
+        runs = [group] if day < cutoff_day else [[r] for r in group]
+        out += [(epoch, day, sum(r[2] for r in g), sum(r[3] for r in g), sum(r[4] for r in g), len(g), g[0][5], g[-1][6])
+                for g in runs]
+    return out
+
+
+def stored_ledger(admin, job: str) -> list[tuple]:
+    rows = query(admin, "SELECT epoch, committed_at, records, error_lines, rejected, batches, offsets_before, "
+                        "offsets_after FROM ingest_batches WHERE job = %s ORDER BY id", (job,))
+    return [(int(e), at.date(), int(r), int(el), int(rj), int(b), ob, oa) for e, at, r, el, rj, b, ob, oa in rows]
+
+
+def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(admin):
+    job, other_job, topic, other_topic = unique("ret"), unique("ret"), unique("ret"), unique("ret")
+    today = utc_today(admin)
+    at = lambda days_ago, second: datetime.combine(today - timedelta(days=days_ago), time(1, 0, second))  # noqa: E731
+    query(admin, "INSERT INTO job_leases (job, epoch, owner) VALUES (%s, 2, 'test')", (job,))
+    seeded = seed_ledger(admin, job, topic, [(1, at(40, s), 7 * s + 1) for s in range(5)]
+                         + [(2, at(40, 30 + s), 11 * s + 2) for s in range(3)]
+                         + [(2, at(39, s), 13 * s + 3) for s in range(4)]
+                         + [(2, at(2, s), 5 + s) for s in range(3)] + [(2, at(1, s), 9 + s) for s in range(2)])
+    others = seed_ledger(admin, other_job, topic, [(1, at(40, s), 4) for s in range(3)])
+    for name, days_ago, offsets in ((topic, 40, range(4)), (topic, 1, range(4, 6)), (other_topic, 40, range(2))):
+        for offset in offsets:
+            query(admin, "INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value, seen_at) "
+                         "VALUES (%s, 0, %s, 'bad_level', 'x', %s)", (name, offset, at(days_ago, 0)))
+    conn = app_conn()
+    try:
+        unmerged = merged_by_day(seeded, today - timedelta(days=9999))  # a cutoff before every row
+        stale = retention.run_pass(conn, job, topic, epoch=1, days=DAYS)  # a fenced instance changes nothing
+        assert (stale.removed, stale.deleted, stored_ledger(admin, job)) == (0, 0, unmerged)
+        resume, passes = 0, 0
+        while True:  # 3 rows per pass: every day's run is cut up and merged across passes
+            result = retention.run_pass(conn, job, topic, epoch=2, days=DAYS, from_id=resume, limit=3)
+            resume, passes = result.resume_id, passes + 1
+            if not result.more:
+                break
+            assert passes < 20, "retention passes never finished"
+    finally:
+        conn.close()
+    assert stored_ledger(admin, job) == merged_by_day(seeded, today)
+    assert len(stored_ledger(admin, job)) == 3 + 5
+    assert ledger(admin, job)[1:] == (sum(r[2] for r in seeded), sum(r[3] for r in seeded), sum(r[4] for r in seeded))
+    assert stored_ledger(admin, other_job) == merged_by_day(others, today - timedelta(days=9999))
+    dead = query(admin, "SELECT topic, kafka_offset FROM rejected_lines WHERE topic IN (%s, %s) ORDER BY topic, kafka_offset",
+                 (topic, other_topic))
+    assert sorted((t, int(o)) for t, o in dead) == sorted([(topic, 4), (topic, 5), (other_topic, 0), (other_topic, 1)])
+
+
+def test_the_startup_check_wants_the_delete_grants(admin):
+    conn = app_conn()
+    try:
+        retention.check_ready(conn, dotenv()["MYSQL_DATABASE"])  # the stack grants them
+    finally:
+        conn.close()
+    user, password = f"noret{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    query(admin, f"CREATE USER '{user}'@'%%' IDENTIFIED BY %s", (password,))
+    try:
+        query(admin, f"GRANT SELECT, INSERT, UPDATE ON `{dotenv()['MYSQL_DATABASE']}`.* TO '{user}'@'%%'")
+        conn = app_conn(user, password)
+        try:
+            with pytest.raises(ConfigError, match="RETENTION_DAYS needs DELETE.*grants.sql.*RETENTION_DAYS=0"):
+                retention.check_ready(conn, dotenv()["MYSQL_DATABASE"])
+        finally:
+            conn.close()
+    finally:
+        query(admin, f"DROP USER '{user}'@'%%'")
+
+
+def apply_schema(database: str) -> None:
+    """sql/schema.sql as one multi-statement script, as the mysql client sends it."""
+    env = dotenv()
+    password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text(encoding="utf-8").strip()
+    conn = pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user="root", password=password,
+                           database=database, autocommit=True, client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute((ROOT / "sql" / "schema.sql").read_text(encoding="utf-8"))
+            while cursor.nextset():
+                pass
+    finally:
+        conn.close()
+
+
+def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
+    database = "migration_" + uuid.uuid4().hex[:8]
+    query(admin, f"CREATE DATABASE `{database}`")
+    try:
+        apply_schema(database)
+        # The shape before RETENTION_DAYS: no batches column, no index on dead letters' age.
+        query(admin, f"ALTER TABLE `{database}`.ingest_batches DROP COLUMN batches")
+        query(admin, f"DROP INDEX rejected_lines_seen ON `{database}`.rejected_lines")
+        query(admin, f"INSERT INTO `{database}`.ingest_batches (job, topic, epoch, records, error_lines, rejected, "
+                     "offsets_before, offsets_after) VALUES ('j', 't', 1, 10, 2, 1, '{}', '{\"0\": 10}')")
+        apply_schema(database)
+        apply_schema(database)  # and again: a no-op
+        assert query(admin, f"SELECT records, batches FROM `{database}`.ingest_batches") == [(10, 1)]
+        index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
+                             "AND index_name = 'rejected_lines_seen' ORDER BY seq_in_index", (database,))
+        assert [c for (c,) in index] == ["topic", "seen_at"]
+    finally:
+        query(admin, f"DROP DATABASE `{database}`")
+
+
+@pytest.mark.slow
+def test_a_running_job_merges_old_ledger_rows_and_deletes_old_dead_letters(clean_error_log, make_topic, start_driver):
+    admin = clean_error_log
+    topic, job = make_topic(partitions=1), unique("job")
+    today = utc_today(admin)
+    old = datetime.combine(today - timedelta(days=45), time(12))
+    seeded = seed_ledger(admin, job, topic, [(0, old + timedelta(seconds=s), 5) for s in range(3)])
+    query(admin, "INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value, seen_at) "
+                 "VALUES (%s, 0, 1000000, 'bad_level', 'old', %s)", (topic, old))
+    events = [produce.Event(b"2036-01-01 10:00:00 ERROR x", "2036-01-01 10:00:00", False)] * 8 + \
+        [produce.Event(b"garbage", None, True)] * 2
+    produce.produce(topic, events, partitions=1)
+    driver = start_driver(job, topic, env={"RETENTION_DAYS": str(DAYS)})
+    catch_up(admin, job, topic, driver)
+
+    def pruned():
+        rows = stored_ledger(admin, job)
+        return rows[0] == (0, old.date(), 15, 3, 3, 3, seeded[0][5], seeded[-1][6]) and len(rows) >= 2
+    wait_until(pruned, 60, "the old ledger rows to be merged")
+    dead = query(admin, "SELECT kafka_offset FROM rejected_lines WHERE topic = %s ORDER BY kafka_offset", (topic,))
+    assert [int(o) for (o,) in dead] == [8, 9]
+    assert ledger(admin, job)[1:] == (15 + 10, 3 + 8, 3 + 2)
+    assert driver.stop() == 0
