@@ -56,15 +56,10 @@ class LedgerRow:
 
 @dataclass(frozen=True)
 class Merge:
-    """Rows first_id .. keep_id of one (epoch, UTC day) become row keep_id with these values."""
+    """Rows first_id .. merged.id of one (epoch, UTC day) become the one row `merged`."""
 
     first_id: int
-    keep_id: int
-    records: int
-    error_lines: int
-    rejected: int
-    batches: int
-    offsets_before: str
+    merged: LedgerRow
 
 
 @dataclass(frozen=True)
@@ -99,8 +94,10 @@ def plan_merges(rows: Sequence[LedgerRow], cutoff: datetime.datetime, from_id: i
 
 
 def merge_of(run: Sequence[LedgerRow]) -> Merge:
-    return Merge(run[0].id, run[-1].id, sum(r.records for r in run), sum(r.error_lines for r in run),
-                 sum(r.rejected for r in run), sum(r.batches for r in run), run[0].offsets_before)
+    last = run[-1]
+    return Merge(run[0].id, LedgerRow(last.id, last.epoch, last.committed_at, sum(r.records for r in run),
+                                      sum(r.error_lines for r in run), sum(r.rejected for r in run),
+                                      sum(r.batches for r in run), run[0].offsets_before))
 
 
 def check_ready(conn, database: str) -> None:
@@ -149,9 +146,10 @@ def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0
         plan = plan_merges(rows, cutoff, from_id)
         removed = 0
         for merge in plan.merges:
-            cursor.execute(UPDATE_MERGED, (merge.records, merge.error_lines, merge.rejected, merge.batches,
-                                           merge.offsets_before, merge.keep_id, job, topic))
-            removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, merge.keep_id))
+            row = merge.merged
+            cursor.execute(UPDATE_MERGED, (row.records, row.error_lines, row.rejected, row.batches,
+                                           row.offsets_before, row.id, job, topic))
+            removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, row.id))
     with sink.transaction(conn) as cursor:
         deleted = cursor.execute(DELETE_DEAD_LETTERS, (topic, cutoff, limit))
     more = (len(rows) == limit and not plan.reached_young) or deleted == limit
