@@ -31,7 +31,10 @@ def prepare_database() -> None:
     schema = re.sub(r"--[^\n]*", "", (ROOT / "sql" / "schema.sql").read_text())  # comments may hold ';'
     for statement in filter(str.strip, schema.split(";")):
         admin_db.query(conn, statement)
-    admin_db.query(conn, f"GRANT SELECT, INSERT, UPDATE ON {DATABASE}.* TO %s@'%%'", (admin_db.dotenv()["MYSQL_USER"],))
+    user = admin_db.dotenv()["MYSQL_USER"]
+    admin_db.query(conn, f"GRANT SELECT, INSERT, UPDATE ON {DATABASE}.* TO %s@'%%'", (user,))
+    for table in ("ingest_batches", "rejected_lines"):  # as sql/grants.sql: what RETENTION_DAYS prunes
+        admin_db.query(conn, f"GRANT DELETE ON {DATABASE}.{table} TO %s@'%%'", (user,))
     conn.close()
 
 
