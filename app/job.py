@@ -80,7 +80,7 @@ class Job:
         try:
             self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
             if cfg.retention_days:
-                self.mysql("checking what retention needs", lambda: retention.check_ready(conn, cfg.mysql_database))
+                self.mysql("checking what retention needs", lambda: retention.check_ready(conn))
             reattempt = yarn_reattempt(self.spark, os.environ)
             epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner, reattempt))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)

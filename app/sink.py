@@ -29,6 +29,12 @@ REQUIRED_COLUMNS = {
     "rejected_lines": {"topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
     "skipped_offsets": {"job", "topic", "kafka_partition", "from_offset", "to_offset", "reason", "skipped_at"},
 }
+REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"}}  # RETENTION_DAYS deletes by it
+SCHEMA_CHECKS = (  # (what the database has, what the job needs, how a missing name is shown)
+    ("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = %s", REQUIRED_COLUMNS, ""),
+    ("SELECT table_name, index_name FROM information_schema.statistics WHERE table_schema = %s", REQUIRED_INDEXES,
+     " (index)"),
+)
 SELECT_OFFSETS = ("SELECT kafka_partition, next_offset FROM kafka_offsets "
                   "WHERE job = %s AND topic = %s ORDER BY kafka_partition")
 # VALUES(col) rather than a row alias: MariaDB 10.11 has no `AS new` (MySQL 8.4 only warns).
@@ -134,15 +140,16 @@ def transaction(conn: SteadyDBConnection, batch: bool = False) -> Iterator[pymys
 
 
 def verify_schema(conn: SteadyDBConnection, database: str) -> None:
-    """Raises ConfigError naming every missing table or column."""
+    """Raises ConfigError naming every missing table, column or index."""
+    missing = []
     with transaction(conn) as cursor:
-        cursor.execute("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = %s",
-                       (database,))
-        found: dict[str, set[str]] = {}
-        for table, column in cursor.fetchall():
-            found.setdefault(table.lower(), set()).add(column.lower())
-    missing = [f"{table}.{column}" for table, columns in REQUIRED_COLUMNS.items()
-               for column in sorted(columns - found.get(table, set()))]
+        for select, required, label in SCHEMA_CHECKS:
+            cursor.execute(select, (database,))
+            found: dict[str, set[str]] = {}
+            for table, name in cursor.fetchall():
+                found.setdefault(table.lower(), set()).add(name.lower())
+            missing += [f"{table}.{name}{label}" for table, names in required.items()
+                        for name in sorted(names - found.get(table, set()))]
     if missing:
         raise ConfigError(f"database {database!r} lacks {', '.join(missing)}: apply sql/schema.sql "
                           "as an admin (make schema), then restart")
