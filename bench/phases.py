@@ -28,9 +28,7 @@ def prepare_database() -> None:
     conn = admin_db.connect("mysql")
     admin_db.query(conn, f"CREATE DATABASE IF NOT EXISTS {DATABASE}")
     admin_db.query(conn, f"USE {DATABASE}")
-    schema = re.sub(r"--[^\n]*", "", (ROOT / "sql" / "schema.sql").read_text())  # comments may hold ';'
-    for statement in filter(str.strip, schema.split(";")):
-        admin_db.query(conn, statement)
+    admin_db.apply_schema(conn)
     user = admin_db.dotenv()["MYSQL_USER"]
     admin_db.query(conn, f"GRANT SELECT, INSERT, UPDATE ON {DATABASE}.* TO %s@'%%'", (user,))
     for table in ("ingest_batches", "rejected_lines"):  # as sql/grants.sql: what RETENTION_DAYS prunes

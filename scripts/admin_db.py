@@ -2,6 +2,7 @@
 what the job stored (independent of the job's own sink code)."""
 
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -26,6 +27,13 @@ def connect(database: str | None = None) -> pymysql.Connection:
     password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text(encoding="utf-8").strip()
     return pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user="root", password=password,
                            database=database or env["MYSQL_DATABASE"], autocommit=True)
+
+
+def apply_schema(conn: pymysql.Connection) -> None:
+    """sql/schema.sql, statement by statement, to the connection's database."""
+    schema = re.sub(r"--[^\n]*", "", (ROOT / "sql" / "schema.sql").read_text(encoding="utf-8"))  # comments may hold ';'
+    for statement in filter(str.strip, schema.split(";")):
+        query(conn, statement)
 
 
 def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:

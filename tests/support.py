@@ -14,11 +14,14 @@ from pathlib import Path
 import kafka_admin
 import produce
 import pymysql
+from admin_db import apply_schema, dotenv, error_log, lease, ledger, query, stored_offsets  # noqa: F401
 
 # Admin-side readers live in scripts/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
 from admin_db import connect as admin_connect  # noqa: F401
-from admin_db import dotenv, error_log, lease, ledger, query, stored_offsets  # noqa: F401
+
+from app import sink
+from app.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / ".local" / "test-logs"
@@ -28,6 +31,13 @@ APP_PASSWORD_FILE = ROOT / ".local" / "secrets" / "mysql_password"  # written by
 def app_password() -> str:
     """The job's MySQL password on the local stack."""
     return APP_PASSWORD_FILE.read_text(encoding="utf-8").strip()
+
+
+def job_connection(**settings: str):
+    """The job's own MySQL connection (app.sink.connect) on the local stack; settings (e.g.
+    MYSQL_USER, MYSQL_PASSWORD) override the job's account."""
+    env = {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": dotenv()["MYSQL_PORT"], **settings}
+    return sink.connect(load_config([], env))
 
 
 def unique(prefix: str) -> str:

@@ -1,23 +1,20 @@
 """The job lease against the real MariaDB: every start takes over, except a YARN re-attempt of an
 application that a newer instance has replaced (it must not steal the job back)."""
 
-import os
 import time
 
 import pytest
 
 from app import sink
-from app.config import load_config
 from app.errors import FencedError
-from tests.support import app_password, lease, unique
+from tests.support import job_connection, lease, unique
 
 APP_A, APP_B = "application_1700000000000_0001", "application_1700000000000_0002"
 
 
 @pytest.fixture
 def conn(admin):
-    env = {"MYSQL_PASSWORD": app_password(), **{k: v for k, v in os.environ.items() if k == "MYSQL_PORT"}}
-    connection = sink.connect(load_config([], env))
+    connection = job_connection()
     yield connection
     connection.close()
 

@@ -7,20 +7,13 @@ import uuid
 from datetime import date, datetime, time, timedelta
 
 import produce
-import pymysql
 import pytest
 
 from app import retention, sink
-from app.config import load_config
 from app.errors import ConfigError
-from tests.support import ROOT, app_password, catch_up, dotenv, ledger, query, unique, wait_until
+from tests.support import admin_connect, apply_schema, catch_up, dotenv, job_connection, ledger, query, unique, wait_until
 
 DAYS = 30
-
-
-def app_conn(user: str | None = None, password: str | None = None):
-    env = {"MYSQL_PASSWORD": password or app_password(), "MYSQL_PORT": dotenv()["MYSQL_PORT"]}
-    return sink.connect(load_config([], {**env, **({"MYSQL_USER": user} if user else {})}))
 
 
 def utc_today(admin) -> date:
@@ -73,7 +66,7 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
         for offset in offsets:
             query(admin, "INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value, seen_at) "
                          "VALUES (%s, 0, %s, 'bad_level', 'x', %s)", (name, offset, at(days_ago, 0)))
-    conn = app_conn()
+    conn = job_connection()
     try:
         unmerged = merged_by_day(seeded, today - timedelta(days=9999))  # a cutoff before every row
         stale = retention.run_pass(conn, job, topic, epoch=1, days=DAYS)  # a fenced instance changes nothing
@@ -97,56 +90,46 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
 
 
 def test_the_startup_check_wants_the_delete_grants(admin):
-    conn = app_conn()
+    conn = job_connection()
     try:
-        retention.check_ready(conn, dotenv()["MYSQL_DATABASE"])  # the stack grants them
+        retention.check_ready(conn)  # the stack grants them
     finally:
         conn.close()
     user, password = f"noret{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
     query(admin, f"CREATE USER '{user}'@'%%' IDENTIFIED BY %s", (password,))
     try:
         query(admin, f"GRANT SELECT, INSERT, UPDATE ON `{dotenv()['MYSQL_DATABASE']}`.* TO '{user}'@'%%'")
-        conn = app_conn(user, password)
+        conn = job_connection(MYSQL_USER=user, MYSQL_PASSWORD=password)
         try:
             with pytest.raises(ConfigError, match="RETENTION_DAYS needs DELETE.*grants.sql.*RETENTION_DAYS=0"):
-                retention.check_ready(conn, dotenv()["MYSQL_DATABASE"])
+                retention.check_ready(conn)
         finally:
             conn.close()
     finally:
         query(admin, f"DROP USER '{user}'@'%%'")
 
 
-def apply_schema(database: str) -> None:
-    """sql/schema.sql as one multi-statement script, as the mysql client sends it."""
-    env = dotenv()
-    password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text(encoding="utf-8").strip()
-    conn = pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user="root", password=password,
-                           database=database, autocommit=True, client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute((ROOT / "sql" / "schema.sql").read_text(encoding="utf-8"))
-            while cursor.nextset():
-                pass
-    finally:
-        conn.close()
-
-
 def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
     database = "migration_" + uuid.uuid4().hex[:8]
     query(admin, f"CREATE DATABASE `{database}`")
     try:
-        apply_schema(database)
+        conn = admin_connect(database)
+        apply_schema(conn)
         # The shape before RETENTION_DAYS: no batches column, no index on dead letters' age.
         query(admin, f"ALTER TABLE `{database}`.ingest_batches DROP COLUMN batches")
         query(admin, f"DROP INDEX rejected_lines_seen ON `{database}`.rejected_lines")
         query(admin, f"INSERT INTO `{database}`.ingest_batches (job, topic, epoch, records, error_lines, rejected, "
                      "offsets_before, offsets_after) VALUES ('j', 't', 1, 10, 2, 1, '{}', '{\"0\": 10}')")
-        apply_schema(database)
-        apply_schema(database)  # and again: a no-op
+        with pytest.raises(ConfigError, match=r"ingest_batches\.batches, rejected_lines\.rejected_lines_seen \(index\)"):
+            sink.verify_schema(conn, database)
+        apply_schema(conn)
+        apply_schema(conn)  # and again: a no-op
+        sink.verify_schema(conn, database)
         assert query(admin, f"SELECT records, batches FROM `{database}`.ingest_batches") == [(10, 1)]
         index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
                              "AND index_name = 'rejected_lines_seen' ORDER BY seq_in_index", (database,))
         assert [c for (c,) in index] == ["topic", "seen_at"]
+        conn.close()
     finally:
         query(admin, f"DROP DATABASE `{database}`")
 
