@@ -17,6 +17,10 @@ from app.retry import retry
 log = logging.getLogger("errorcount.batch")
 
 
+def spark_job_running(df: DataFrame) -> bool:
+    return bool(df.sparkSession.sparkContext.statusTracker().getActiveJobsIds())
+
+
 class RetryCommit(Exception):
     """The outcome of a COMMIT was unknown and turned out not applied: commit again."""
 
@@ -54,8 +58,8 @@ class BatchCommitter:
 
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
-        faults.crash_soon("during_spark_job")
-        rows = batch_summary_df(batch_df, self.slots).collect()
+        with faults.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
+            rows = batch_summary_df(batch_df, self.slots).collect()
         summary = summarize(rows, self.cfg.dead_letter_limit)
         if not summary.records:
             return

@@ -4,16 +4,21 @@ ERRORCOUNT_FAULT=POINT or POINT@N fires at the N-th time (default 1st) the drive
   before_transaction     SIGKILL the driver (JVM and Python) before a batch's transaction begins
   before_commit          SIGKILL after the batch's writes, before COMMIT
   after_commit           SIGKILL right after COMMIT, before the next batch
-  during_spark_job       SIGKILL while the batch's Spark job runs
+  during_spark_job       SIGKILL while the batch's Spark job runs (if the job ends before it is seen
+                         running, right after it): always before the batch's transaction
   commit_lost_applied    COMMIT succeeds but the driver sees a lost connection (outcome unknown)
   commit_lost_unapplied  the connection is lost before COMMIT reaches the server (outcome unknown)
 """
 
+import contextlib
+import logging
 import os
 import signal
 import threading
+from collections.abc import Callable, Iterator
 
 ENV = "ERRORCOUNT_FAULT"
+log = logging.getLogger("errorcount.faults")
 _reached: dict[str, int] = {}
 
 
@@ -42,7 +47,30 @@ def crash_point(point: str) -> None:
         die()
 
 
-def crash_soon(point: str, delay: float = 0.3) -> None:
-    """Arms a kill that lands while the caller is busy (e.g. inside a Spark job)."""
-    if fires(point):
-        threading.Timer(delay, die).start()
+@contextlib.contextmanager
+def killed_during(point: str, job_running: Callable[[], bool]) -> Iterator[None]:
+    """Wraps a Spark action. When `point` fires, a watcher SIGKILLs the driver as soon as
+    `job_running()` is true; if the action returns first, the driver dies on leaving the block.
+    Either way the kill lands before anything after the action (a timer could land after it)."""
+    if not fires(point):
+        yield
+        return
+    finished, seen = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        while not finished.is_set():
+            if job_running():
+                seen.set()
+                log.warning("fault %s: killing the driver while a Spark job runs", point)
+                die()
+                return
+            finished.wait(0.005)
+
+    threading.Thread(target=watch, daemon=True).start()
+    try:
+        yield
+    finally:
+        finished.set()
+        if not seen.is_set():
+            log.warning("fault %s: the Spark job ended before it was seen running; killing the driver now", point)
+        die()

@@ -1,5 +1,7 @@
 """Kafka security options reach both the Spark source and the driver's metadata client;
-the fault hook stays inert unless asked."""
+the fault hook stays inert unless asked, and its kills land where they say."""
+
+import threading
 
 from app import faults
 from app.config import load_config
@@ -54,3 +56,31 @@ def test_fault_hook_is_inert_by_default_and_fires_once_at_the_nth_time(monkeypat
     monkeypatch.setenv(faults.ENV, "before_commit@3")
     assert [faults.fires("before_commit") for _ in range(5)] == [False, False, True, False, False]
     assert not faults.fires("after_commit")
+
+
+def test_kill_during_a_job_lands_while_it_runs_or_else_before_the_block_is_left(monkeypatch):
+    kills, killed = [], threading.Event()
+
+    def die():
+        kills.append("kill")
+        killed.set()
+
+    monkeypatch.setattr(faults, "die", die)
+    monkeypatch.setattr(faults, "_reached", {})
+    monkeypatch.setenv(faults.ENV, "during_spark_job")
+    job = threading.Event()
+    with faults.killed_during("during_spark_job", job.is_set):
+        job.set()  # the watcher polls until it sees the job running
+        assert killed.wait(10), "the watcher never killed"
+        kills.append("job ended")
+    assert kills[:2] == ["kill", "job ended"]
+
+    kills.clear()
+    monkeypatch.setattr(faults, "_reached", {})  # a fresh driver
+    with faults.killed_during("during_spark_job", lambda: False):
+        kills.append("job ended")
+    assert kills == ["job ended", "kill"]  # never seen running: the kill still precedes what follows
+
+    with faults.killed_during("during_spark_job", job.is_set):  # fired already: inert
+        kills.clear()
+    assert kills == []
