@@ -7,7 +7,7 @@ import time
 
 from pyspark.sql import DataFrame
 
-from app import faults, offsets, sink
+from app import checkpoint, faults, offsets, sink
 from app.aggregate import batch_summary_df, dead_letter_slots, summarize
 from app.config import Config
 from app.errors import FencedError, JobStop
@@ -44,6 +44,7 @@ class BatchCommitter:
         self.lock = threading.Lock()
         self.stopping = False
         self.failure: JobStop | None = None
+        self.checkpoint: str | None = None  # the query's checkpoint directory, once it runs
 
     def __call__(self, batch_df: DataFrame, batch_id: int) -> None:
         """foreachBatch: `batch_df` holds one batch's classify_lines_df rows."""
@@ -58,8 +59,13 @@ class BatchCommitter:
 
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
+        planned = self.planned_records(batch_id)
+        one_task = planned is not None and planned <= self.cfg.single_task_max_records
+        # One task reading every partition leaves the aggregate a single partition, so Spark
+        # plans no shuffle: one stage instead of two, ~20-40 ms less for a small batch, but one core.
+        source = batch_df.coalesce(1) if one_task else batch_df
         with faults.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
-            rows = batch_summary_df(batch_df, self.slots).collect()
+            rows = batch_summary_df(source, self.slots).collect()
         summary = summarize(rows, self.cfg.dead_letter_limit)
         if not summary.records:
             return
@@ -77,11 +83,24 @@ class BatchCommitter:
         self.expected = write.offsets_after
         # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
         # transaction; batch_ms: all of it.
-        log.info("batch %d: records=%d errors=%d rejected=%d dead_letters=%d minutes=%d offsets=%s count_ms=%d "
-                 "commit_ms=%d batch_ms=%d", batch_id, summary.records, summary.errors, summary.rejected,
+        log.info("batch %d: records=%d errors=%d rejected=%d dead_letters=%d minutes=%d offsets=%s plan=%s "
+                 "count_ms=%d commit_ms=%d batch_ms=%d", batch_id, summary.records, summary.errors, summary.rejected,
                  len(summary.dead_letters), len(summary.minute_counts), dict(sorted(write.offsets_after.items())),
+                 "one-task" if one_task else "parallel",
                  (counted - started) * 1000, (done - commit_started) * 1000, (done - started) * 1000)
         self.retention.after_commit(self.conn, self.cfg.job_name, self.cfg.kafka_topic, self.epoch)
+
+    def planned_records(self, batch_id: int) -> int | None:
+        """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
+        less the previous batch's (for the first batch, less the stored offsets); None if unknown."""
+        if self.checkpoint is None:
+            return None
+        topic = self.cfg.kafka_topic
+        ends = checkpoint.planned_offsets(self.checkpoint, batch_id, topic)
+        starts = (checkpoint.planned_offsets(self.checkpoint, batch_id - 1, topic) if batch_id else None) or self.expected
+        if ends is None or not ends.keys() <= starts.keys():
+            return None  # e.g. a partition without a stored offset, starting at 'earliest'
+        return sum(max(end - starts[partition], 0) for partition, end in ends.items())
 
     def commit(self, write: sink.BatchWrite, batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection

@@ -8,6 +8,7 @@ from a live driver's directory on the same host.
 """
 
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -61,3 +62,15 @@ def fresh(parent: str | None = None) -> Iterator[str]:
         yield location
     finally:
         shutil.rmtree(location, ignore_errors=True)
+
+
+def planned_offsets(location: str, batch_id: int, topic: str) -> dict[int, int] | None:
+    """The end offsets Spark planned for micro-batch `batch_id` of `topic`, from the checkpoint's
+    offset log (written before the batch runs: a 'v1' line, the batch metadata, then one JSON line
+    per source), or None if it cannot be read. The log's format is Spark's: read it only to choose
+    how a batch runs, never to decide what is committed."""
+    try:
+        last = (Path(location) / "offsets" / str(batch_id)).read_text(encoding="utf-8").splitlines()[-1]
+        return {int(partition): int(offset) for partition, offset in json.loads(last)[topic].items()}
+    except (OSError, ValueError, LookupError, TypeError, AttributeError):
+        return None

@@ -30,6 +30,8 @@ KEYS: dict[str, tuple[str, str]] = {
     "MYSQL_SSL_VERIFY_IDENTITY": ("true", "with MYSQL_SSL_CA: also check the server's host name"),
     "TRIGGER_INTERVAL": ("1 second", "micro-batch interval"),
     "MAX_OFFSETS_PER_TRIGGER": ("500000", "most records per micro-batch (0 = no limit)"),
+    "SINGLE_TASK_MAX_RECORDS": ("10000", "batches of at most this many records run as one Spark task, "
+                                         "without a shuffle (0 = never)"),
     "STARTING_OFFSETS": ("earliest", "where partitions without stored offsets start: earliest|latest"),
     "KAFKA_TIMEOUT": ("30", "seconds one Kafka metadata request may take"),
     "RETRY_SECONDS": ("300", "how long MySQL/Kafka may be away before the job gives up (exit 5)"),
@@ -68,6 +70,7 @@ class Config:
     mysql_ssl_verify_identity: bool
     trigger_interval: str
     max_offsets_per_trigger: int
+    single_task_max_records: int
     starting_offsets: str
     kafka_timeout: int
     retry_seconds: int
@@ -235,6 +238,7 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str], password: st
         mysql_ssl_verify_identity=as_bool(merged, "MYSQL_SSL_VERIFY_IDENTITY"),
         trigger_interval=merged["TRIGGER_INTERVAL"],
         max_offsets_per_trigger=as_int(merged, "MAX_OFFSETS_PER_TRIGGER", 0, 2**62),
+        single_task_max_records=as_int(merged, "SINGLE_TASK_MAX_RECORDS", 0, 2**62),
         starting_offsets=merged["STARTING_OFFSETS"],
         kafka_timeout=as_int(merged, "KAFKA_TIMEOUT", 1, 3600),
         retry_seconds=as_int(merged, "RETRY_SECONDS", 0, 7 * 24 * 3600),

@@ -129,6 +129,7 @@ class Job:
 
     def run_query(self, committer: BatchCommitter, start: str) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
+            committer.checkpoint = location  # its offset log tells each batch's size ahead
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             lines = kafka_meta.kafka_stream_df(self.spark, self.cfg, start).transform(classify_lines_df)

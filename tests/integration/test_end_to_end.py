@@ -17,6 +17,11 @@ def batch_records(log: str) -> int:
     return sum(int(n) for n in re.findall(r"batch \d+: records=(\d+)", log))
 
 
+def batch_plans(log: str) -> list[tuple[int, int, str]]:
+    """(batch id, records, plan) of each committed batch."""
+    return [(int(b), int(n), plan) for b, n, plan in re.findall(r"batch (\d+): records=(\d+) .* plan=(\S+)", log)]
+
+
 def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, start_driver):
     admin = clean_error_log
     topic, job = make_topic(partitions=4), unique("job")
@@ -24,22 +29,29 @@ def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, s
     produce.produce(topic, first)
 
     # Small batches, so offsets are committed many times per run.
-    driver = start_driver(job, topic, env={"MAX_OFFSETS_PER_TRIGGER": "700"})
+    driver = start_driver(job, topic, env={"MAX_OFFSETS_PER_TRIGGER": "700", "SINGLE_TASK_MAX_RECORDS": "700"})
     catch_up(admin, job, topic, driver, "the first run to catch up")
     assert error_log(admin) == produce.expected_counts(first)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
     assert driver.stop() == 0, driver.log()[-3000:]
     assert batch_records(driver.log()) == 3000
     assert "stopped cleanly at a batch boundary" in driver.log()
+    # The first batch starts at 'earliest' (no stored offsets), so its size is unknown: parallel.
+    # Every later one is known ahead from Spark's offset log and at most 700 records: one task.
+    plans = batch_plans(driver.log())
+    assert plans[0][0] == 0 and plans[0][2] == "parallel"
+    assert len(plans) > 2 and all(plan == "one-task" for _, _, plan in plans[1:]), plans
 
     second = produce.generate(2000, seed=12, start=START, minutes=40)  # the same minutes again
     produce.produce(topic, second)
-    restarted = start_driver(job, topic)
+    restarted = start_driver(job, topic, env={"SINGLE_TASK_MAX_RECORDS": "1999"})
     catch_up(admin, job, topic, restarted, "the restarted run to catch up")
     assert error_log(admin) == produce.expected_counts(first + second)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
     assert restarted.stop() == 0, restarted.log()[-3000:]
     assert batch_records(restarted.log()) == 2000  # nothing of the first run was read again
+    # Resumed from stored offsets, the first batch's size is known: 2000 > 1999 runs in parallel.
+    assert batch_plans(restarted.log()) == [(0, 2000, "parallel")]
 
 
 def test_refuses_a_configured_checkpoint_location(clean_error_log, make_topic, start_driver):

@@ -39,3 +39,19 @@ def test_sweep_removes_only_dead_drivers_directories(tmp_path):
 
     assert checkpoint.sweep_stale(str(tmp_path)) == [dead]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (live, own, legacy, unrelated))
+
+
+# An offset log entry as Spark 4.0 writes it for the Kafka source (metadata shortened).
+OFFSET_LOG = ('v1\n{"batchWatermarkMs":0,"batchTimestampMs":1795428778273,"conf":{"spark.sql.shuffle.partitions":"1"}}\n'
+              '{"logs":{"0":505,"1":505,"2":500,"3":0}}')
+
+
+def test_planned_offsets_reads_the_topics_end_offsets_or_nothing(tmp_path):
+    (tmp_path / "offsets").mkdir()
+    (tmp_path / "offsets" / "7").write_text(OFFSET_LOG)
+    (tmp_path / "offsets" / "8").write_text("v1\n{}\n")  # a half-written entry (malformed)
+    assert checkpoint.planned_offsets(str(tmp_path), 7, "logs") == {0: 505, 1: 505, 2: 500, 3: 0}
+    assert checkpoint.planned_offsets(str(tmp_path), 7, "other") is None
+    assert checkpoint.planned_offsets(str(tmp_path), 8, "logs") is None
+    assert checkpoint.planned_offsets(str(tmp_path), 9, "logs") is None  # no entry
+    assert checkpoint.planned_offsets(str(tmp_path / "missing"), 7, "logs") is None
