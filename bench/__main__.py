@@ -64,7 +64,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=int, default=180, help="corpus time span")
     parser.add_argument("--only", default=PHASES, help="phases to run, e.g. 'ab'")
     parser.add_argument("--steady-seconds", type=float, default=60)
-    parser.add_argument("--soak-batches", type=int, default=600)
+    parser.add_argument("--soak-batches", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     out = args.out or (ROOT / "bench" if set(args.only) >= set(PHASES) else ROOT / ".local" / "bench")

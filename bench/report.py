@@ -35,7 +35,8 @@ def goals(results: dict) -> list[tuple[str, str, bool | None]]:
         found.append((f"the same 150 ms for the smallest batch with records ({soak['records_per_batch']:.0f} records, "
                       "cycle p50)", fmt(cycle, " ms"), cycle <= 150))
         slope = soak["rss"]["slope_mb_per_100_batches"]
-        found.append((f"driver RSS: no growth trend over {soak['batches']} batches (slope < +5 MB per 100 batches)",
+        found.append((f"driver RSS: no growth trend over batches {soak['rss'].get('from_batch')} to "
+                      f"{soak['rss'].get('to_batch')} of {soak['batches']} (slope < +5 MB per 100 batches)",
                       fmt(slope, " MB/100 batches"), None if slope is None else slope < 5))
     return found
 
@@ -89,7 +90,9 @@ def markdown(results: dict) -> str:
                   f"{soak['batch_cycle_ms']['p95']:.0f} ms (inside foreachBatch p50 {soak['foreach_batch_ms_p50']} ms). "
                   f"Driver RSS (JVM + Python) from batch {rss.get('from_batch')} to {rss.get('to_batch')}: "
                   f"{rss.get('first_mb', 0):.0f} -> {rss.get('last_mb', 0):.0f} MB, peak {rss.get('peak_mb', 0):.0f} MB, "
-                  f"trend {rss['slope_mb_per_100_batches'] or 0:+.2f} MB per 100 batches.", ""]
+                  f"trend {rss['slope_mb_per_100_batches'] or 0:+.2f} MB per 100 batches"
+                  + (f" (from batch {rss['warm_up_from_batch']}, JIT warm-up included: "
+                     f"{rss['slope_from_20pct']:+.2f})" if rss.get("slope_from_20pct") is not None else "") + ".", ""]
         lines += native_memory_lines(soak.get("jvm_native_memory_mb", {}), rss.get("from_batch"))
         if soak.get("spark_steps_ms_p50"):
             lines += ["Where a tiny batch's time goes, Spark's own timing (app/progress.py), p50 ms: "

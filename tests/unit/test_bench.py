@@ -41,8 +41,12 @@ def test_rss_trend_finds_growth_and_ignores_warm_up():
     commits = [float(i) for i in range(100)]
     growing = [(i + 0.5, 1000.0 + i, 50.0) for i in range(100)]  # +1 MB per batch
     flat = [(i + 0.5, 900.0 if i < 10 else 1000.0, 50.0) for i in range(100)]  # warm-up, then flat
+    # +2 MB per batch while the JIT warms up (to batch 40), flat after it
+    levelling = [(i + 0.5, 1000.0 + 2 * min(i, 40), 50.0) for i in range(100)]
     assert round(rss_trend(growing, commits)["slope_mb_per_100_batches"]) == 100
     assert abs(rss_trend(flat, commits)["slope_mb_per_100_batches"]) < 1e-9
+    assert abs(rss_trend(levelling, commits)["slope_mb_per_100_batches"]) < 1e-9
+    assert rss_trend(levelling, commits)["slope_from_20pct"] > 20  # from batch 20 it still sees the warm-up
     assert rss_trend([], commits)["slope_mb_per_100_batches"] is None
 
 
