@@ -62,7 +62,7 @@ class BatchCommitter:
         planned = self.planned_records(batch_id)
         one_task = planned is not None and planned <= self.cfg.single_task_max_records
         # One task reading every partition leaves the aggregate a single partition, so Spark
-        # plans no shuffle: one stage instead of two, ~20-40 ms less for a small batch, but one core.
+        # plans no shuffle: one stage instead of two, ~20-30 ms less for a small batch, but one core.
         source = batch_df.coalesce(1) if one_task else batch_df
         with faults.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
             rows = batch_summary_df(source, self.slots).collect()
