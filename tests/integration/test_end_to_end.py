@@ -13,13 +13,13 @@ START = datetime(2031, 5, 6, 23, 40)  # crosses midnight, so minute keys span tw
 pytestmark = pytest.mark.slow
 
 
-def batch_records(log: str) -> int:
-    return sum(int(n) for n in re.findall(r"batch \d+: records=(\d+)", log))
-
-
 def batch_plans(log: str) -> list[tuple[int, int, str]]:
     """(batch id, records, plan) of each committed batch."""
     return [(int(b), int(n), plan) for b, n, plan in re.findall(r"batch (\d+): records=(\d+) .* plan=(\S+)", log)]
+
+
+def batch_records(log: str) -> int:
+    return sum(records for _, records, _ in batch_plans(log))
 
 
 def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, start_driver):
