@@ -34,9 +34,10 @@ def goals(results: dict) -> list[tuple[str, str, bool | None]]:
         cycle = soak["batch_cycle_ms"]["p50"]
         found.append((f"the same 150 ms for the smallest batch with records ({soak['records_per_batch']:.0f} records, "
                       "cycle p50)", fmt(cycle, " ms"), cycle <= 150))
-        slope = soak["rss"]["slope_mb_per_100_batches"]
-        found.append((f"driver RSS: no growth trend over batches {soak['rss'].get('from_batch')} to "
-                      f"{soak['rss'].get('to_batch')} of {soak['batches']} (slope < +5 MB per 100 batches)",
+        rss = soak["rss"]
+        slope = rss["slope_mb_per_100_batches"]
+        found.append((f"driver RSS: no growth trend over batches {rss.get('from_batch')} to "
+                      f"{rss.get('to_batch')} of {soak['batches']} (slope < +5 MB per 100 batches)",
                       fmt(slope, " MB/100 batches"), None if slope is None else slope < 5))
     return found
 
