@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: help venv jars up down status topic run produce counts test test-unit test-integration \
-        test-faults chaos bench lint compose-check schema clean package submit-yarn stop-yarn \
+        test-faults test-mysql chaos bench lint compose-check schema clean package submit-yarn stop-yarn \
         yarn-up yarn-down yarn-test
 
 help: ## Show this help
@@ -28,10 +28,10 @@ jars: venv ## Resolve the Spark Kafka connector and Kafka broker jars into .loca
 	@scripts/jars.sh spark >/dev/null
 	@scripts/jars.sh kafka >/dev/null
 
-up: venv ## Start Kafka + MySQL (Docker if an engine answers, else native KRaft Kafka + MariaDB)
+up: venv ## Start Kafka + MySQL (Docker if an engine answers, else native KRaft Kafka + MYSQL_SERVER: mariadb|mysql)
 	@scripts/stack.sh up
 
-down: ## Stop Kafka + MySQL (data is kept in .local/ or the Docker volumes)
+down: ## Stop Kafka + the SQL server, whichever runs (data is kept in .local/ or the Docker volumes)
 	@scripts/stack.sh down
 
 status: ## Show whether Kafka and MySQL are up
@@ -66,6 +66,11 @@ test-integration: up ## Integration tests against the real Kafka and MariaDB
 
 test-faults: up ## Fault tests (crashes, outages, zombies, data loss) against the real Kafka and MariaDB
 	$(PY) -m pytest tests/faults
+
+test-mysql: venv jars ## The tests marked `mysql` again on real MySQL 8.0 (stops MariaDB; MySQL stays up after)
+	@scripts/db.sh stop
+	@MYSQL_SERVER=mysql scripts/stack.sh up
+	MYSQL_SERVER=mysql $(PY) -m pytest -m mysql tests/integration tests/faults
 
 chaos: up ## Kill -9 the driver >= 20 times under a steady producer; exact or fail; writes docs/RELIABILITY.md
 	$(PY) scripts/chaos.py --report docs/RELIABILITY.md

@@ -2,7 +2,8 @@
 # Kafka + MySQL for local runs and tests.
 #   stack.sh up | down | status | schema | compose-check
 # `up` uses docker-compose.yml when a Docker engine answers (or STACK=docker), otherwise the
-# native stack (STACK=native): KRaft Kafka from Maven jars and Debian's MariaDB, both in .local/.
+# native stack (STACK=native): KRaft Kafka from Maven jars and the SQL server MYSQL_SERVER names
+# (Debian's MariaDB or Oracle MySQL 8.0 from Maven Central, scripts/db.sh), all in .local/.
 # Same ports and credentials either way; idempotent.
 source "$(dirname "$0")/lib.sh"
 
@@ -32,23 +33,23 @@ case "${1:-}" in
       wait_for "Kafka" 120 "$(venv_python)" "$ROOT/scripts/kafka_admin.py" ready || die "Kafka (docker) not ready in 120 s: docker compose logs kafka."
       wait_for "MySQL" 180 port_open 127.0.0.1 "$MYSQL_PORT" || die "MySQL (docker) not ready in 180 s: docker compose logs mysql."
     else
-      "$ROOT/scripts/mariadb.sh" start
+      "$ROOT/scripts/db.sh" start
       "$ROOT/scripts/kafka.sh" start
     fi
     ;;
   down)
     if [ "$(mode)" = docker ]; then compose down; else
-      "$ROOT/scripts/kafka.sh" stop; "$ROOT/scripts/mariadb.sh" stop
+      "$ROOT/scripts/kafka.sh" stop; "$ROOT/scripts/db.sh" stop
     fi
     ;;
   status)
     if [ "$(mode)" = docker ]; then compose ps; else
-      "$ROOT/scripts/kafka.sh" status || true; "$ROOT/scripts/mariadb.sh" status || true
+      "$ROOT/scripts/kafka.sh" status || true; "$ROOT/scripts/db.sh" status || true
     fi
     ;;
   schema)
     if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql"; log "schema applied"
-    else "$ROOT/scripts/mariadb.sh" schema; fi
+    else "$ROOT/scripts/db.sh" schema; fi
     ;;
   compose-check)
     command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || {

@@ -1,4 +1,5 @@
-"""Helpers for tests that use the real Kafka and MariaDB started by `make up`/`make test`."""
+"""Helpers for tests that use the real Kafka and SQL server (MariaDB, or MySQL 8 under
+`make test-mysql`) started by `make up`/`make test`."""
 
 import contextlib
 import os
@@ -83,9 +84,31 @@ def wait_until(condition, timeout: float, what: str, interval: float = 0.5):
 
 
 def service(script: str, action: str) -> None:
-    """Stops or starts one native service (scripts/kafka.sh, scripts/mariadb.sh)."""
+    """Stops or starts one native service (scripts/kafka.sh, scripts/db.sh: the SQL server that
+    MYSQL_SERVER names)."""
     subprocess.run([str(ROOT / "scripts" / script), action], check=True, timeout=180,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def sql_server() -> str:
+    """The native SQL server the tests run against: 'mariadb' or 'mysql' (MYSQL_SERVER)."""
+    return dotenv()["MYSQL_SERVER"]
+
+
+def kill_sql_server() -> None:
+    """SIGKILLs the running SQL server at once (no shutdown, no fork: a kill aimed at an open
+    transaction must not wait for a shell to start); scripts/db.sh keeps its PID file."""
+    pid = int((ROOT / ".local" / sql_server() / "mysqld.pid").read_text(encoding="utf-8"))
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: not process_alive(pid), 30, "the killed SQL server to be gone", interval=0.05)
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 class Driver:

@@ -10,7 +10,7 @@ import pytest
 START = datetime(2033, 7, 1, 8, 0)
 SIGKILLED = 128 + 9
 SMALL_BATCHES = {"MAX_OFFSETS_PER_TRIGGER": "500"}
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
 @pytest.mark.parametrize("point, batches_stored", [

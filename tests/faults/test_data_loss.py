@@ -11,7 +11,7 @@ from app.errors import EXIT_DATA_LOSS
 from tests.support import query
 
 START = datetime(2036, 2, 29, 23, 50)
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
 def test_deleted_unread_records_stop_the_job_until_skipping_is_allowed(scenario):

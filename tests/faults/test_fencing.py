@@ -9,7 +9,7 @@ from app.errors import EXIT_FENCED
 from tests.support import query
 
 START = datetime(2032, 2, 28, 12, 0)
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
 def test_offsets_changed_behind_a_running_job_fence_it(scenario):

@@ -14,18 +14,19 @@ OUTAGE_SECONDS = 30  # the length of the fault being simulated, not a synchronis
 pytestmark = pytest.mark.slow
 
 
+@pytest.mark.mysql
 def test_mysql_outage_is_retried_inside_the_running_driver(scenario):
     run = scenario(3, START)
     run.write(1000, seed=41)
     driver = run.caught_up_driver()
-    service("mariadb.sh", "stop")
+    service("db.sh", "stop")
     try:
         run.write(1000, seed=42)
         wait_until(lambda: "retry" in driver.log(), 60, "the driver to retry its commit")
         time.sleep(OUTAGE_SECONDS)
         assert driver.running()
     finally:
-        service("mariadb.sh", "start")
+        service("db.sh", "start")
     run.catch_up(driver, "the job to catch up after the outage")
     assert run.counts() == run.produced.total()
     assert run.ledger()[1] == 2000
@@ -33,23 +34,25 @@ def test_mysql_outage_is_retried_inside_the_running_driver(scenario):
     assert driver.stop() == 0
 
 
+@pytest.mark.mysql
 def test_mysql_away_past_the_deadline_exits_unavailable(scenario):
     run = scenario(2, START)
     run.write(500, seed=43)
     driver = run.caught_up_driver(env={"RETRY_SECONDS": "8"})
-    service("mariadb.sh", "stop")
+    service("db.sh", "stop")
     try:
         run.write(500, seed=44)
         assert driver.wait(120) == EXIT_UNAVAILABLE
         assert "kept failing for 8 s" in driver.log()
     finally:
-        service("mariadb.sh", "start")
+        service("db.sh", "start")
     assert run.counts() == run.produced.counts_below(run.offsets())
     restarted = run.caught_up_driver("the restarted job to catch up")
     assert run.counts() == run.produced.total()
     assert restarted.stop() == 0
 
 
+@pytest.mark.mysql
 def test_a_stop_during_an_outage_is_not_held_up_by_the_retries(scenario):
     run = scenario(1, START)
     run.write(100, seed=47)

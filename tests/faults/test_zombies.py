@@ -10,7 +10,7 @@ from tests.support import wait_until
 
 START = datetime(2035, 1, 1, 0, 0)
 ROUNDS = 5
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
 def test_newest_instance_wins_and_fences_the_older_one(scenario):

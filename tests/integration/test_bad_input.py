@@ -8,7 +8,7 @@ import pytest
 
 from tests.support import catch_up, error_log, ledger, query, unique
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 BIG = b"x" * 500_000
 # (value, reason or None, minute counted or None): labelled by hand from the contract.

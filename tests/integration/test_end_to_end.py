@@ -10,7 +10,7 @@ import pytest
 from tests.support import catch_up, error_log, stored_offsets, unique
 
 START = datetime(2031, 5, 6, 23, 40)  # crosses midnight, so minute keys span two dates
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
 def batch_plans(log: str) -> list[tuple[int, int, str]]:

@@ -9,6 +9,8 @@ from app import sink
 from app.errors import FencedError
 from tests.support import job_connection, lease, unique
 
+pytestmark = pytest.mark.mysql
+
 APP_A, APP_B = "application_1700000000000_0001", "application_1700000000000_0002"
 
 

@@ -13,6 +13,8 @@ from app import retention, sink
 from app.errors import ConfigError
 from tests.support import admin_connect, apply_schema, catch_up, dotenv, job_connection, ledger, query, unique, wait_until
 
+pytestmark = pytest.mark.mysql
+
 DAYS = 30
 
 

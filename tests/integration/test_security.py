@@ -3,6 +3,7 @@ rows; names with quotes and unicode round-trip through every statement."""
 
 import json
 import os
+import subprocess
 import urllib.request
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 
 from app import sink
 from app.config import load_config
-from tests.support import app_password, catch_up, dotenv, unique
+from tests.support import app_password, catch_up, dotenv, job_connection, unique
+
+pytestmark = pytest.mark.mysql
 
 KAFKA_SECRET = "kafka-secret-Zq81"
 UI_PORT = 4057
@@ -95,3 +98,34 @@ def test_names_with_quotes_and_unicode_round_trip(admin):
             assert cursor.fetchall() == ((job, topic, 14),)
     finally:
         conn.close()
+
+
+def local_ca() -> str:
+    """The CA of the local server's TLS certificate (MySQL generates it; scripts/db.sh makes
+    MariaDB's with openssl)."""
+    out = subprocess.run([str(Path(__file__).resolve().parents[2] / "scripts" / "db.sh"), "ca"],
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def test_mysql_ssl_ca_makes_the_job_connect_over_verified_tls():
+    conn = job_connection(MYSQL_SSL_CA=local_ca(), MYSQL_SSL_VERIFY_IDENTITY="false")
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+            assert cursor.fetchone()[1], "the session is not encrypted"
+    finally:
+        conn.close()
+    plain = job_connection()  # no TLS settings: MySQL 8's caching_sha2 login needs `cryptography`
+    try:
+        with plain.cursor() as cursor:
+            cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+            assert not cursor.fetchone()[1]
+    finally:
+        plain.close()
+
+
+def test_a_server_certificate_the_ca_did_not_sign_is_refused():
+    other_ca = "/etc/ssl/certs/ca-certificates.crt"  # public CAs: none signed the local server's certificate
+    with pytest.raises(pymysql.err.OperationalError, match="(?i)certificate verify failed"):
+        job_connection(MYSQL_SSL_CA=other_ca, MYSQL_SSL_VERIFY_IDENTITY="false")

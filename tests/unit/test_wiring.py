@@ -1,13 +1,17 @@
 """Kafka security options reach both the Spark source and the driver's metadata client;
-the fault hook stays inert unless asked, and its kills land where they say."""
+the fault hook stays inert unless asked, and its kills land where they say; the classes that
+conf/ names exist in the Spark that runs the job."""
 
+import re
 import threading
+from pathlib import Path
 
 from app import faults
 from app.config import load_config
 from app.kafka_meta import client_options, source_options
 from app.sink import connect_args
 
+ROOT = Path(__file__).resolve().parents[2]
 SASL_ENV = {
     "KAFKA_BOOTSTRAP_SERVERS": "broker-1:9093,broker-2:9093",
     "KAFKA_OPT_SECURITY_PROTOCOL": "SASL_SSL",
@@ -84,3 +88,17 @@ def test_kill_during_a_job_lands_while_it_runs_or_else_before_the_block_is_left(
     with faults.killed_during("during_spark_job", job.is_set):  # fired already: inert
         kills.clear()
     assert kills == []
+
+
+def test_every_class_named_in_the_spark_conf_files_loads(spark):
+    """A Spark upgrade that moves a class named in conf/ (4.2 moved the checkpoint file manager)
+    must fail here, not at the first batch of a deployed job."""
+    names = set()
+    for path in (ROOT / "conf").glob("*.conf"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                names.update(re.findall(r"\b(?:org|com)\.[a-z0-9_.]+\.[A-Z][\w$]*", line))
+    assert "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager" in names
+    loader = spark.sparkContext._jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    for name in sorted(names):
+        spark.sparkContext._jvm.java.lang.Class.forName(name, False, loader)  # raises if it is gone
