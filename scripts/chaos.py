@@ -1,11 +1,15 @@
-"""make chaos: a producer writes at a steady rate while the driver is SIGKILLed at random moments
-and restarted, again and again; at the end error_log, kafka_offsets and the ledger must be exact.
+"""make chaos: a producer writes at a steady rate while the driver or the SQL server is SIGKILLed
+again and again, each kill aimed at a phase of the job (scripts/chaos_phases.py) and the phase it
+hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
+driver carries on). At the end error_log, kafka_offsets and the ledger must be exact.
 
-    chaos.py [--lines 500000] [--partitions 4] [--kills 20] [--rate 1500] [--report docs/RELIABILITY.md]
+    chaos.py [--lines 500000] [--partitions 4] [--kills 20] [--server-share 0.5] [--rate 1200]
+             [--report docs/RELIABILITY.md]
 
 The expectation is computed here in plain Python from the generated lines (scripts/produce.py),
 never from the job's parser. error_log is compared as a delta, so existing rows are left alone.
-Needs the stack up (make up). Exit 0 only if nothing was lost and nothing was doubled.
+Needs the stack up (make up), on either server (MYSQL_SERVER). Exit 0 only if nothing was lost
+and nothing was doubled.
 """
 
 import argparse
@@ -22,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 
 import admin_db
+import chaos_phases
 import kafka_admin
 import produce
 from admin_db import error_log, ledger, stored_offsets
@@ -43,7 +48,8 @@ def lease_epoch(conn, job: str) -> int:
 def start_driver(job: str, topic: str, log_path: Path) -> subprocess.Popen:
     env = {**os.environ, "JOB_NAME": job, "KAFKA_TOPIC": topic, "TRIGGER_INTERVAL": "1 second",
            "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(), "MYSQL_PORT": mysql_port(),
-           "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]"}
+           "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
+           "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"}
     with open(log_path, "ab") as log:
         return subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job"], env=env, stdin=subprocess.DEVNULL,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -54,6 +60,13 @@ def kill9(process: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait(60)
+
+
+def kill_server() -> None:
+    """SIGKILLs the SQL server (no shutdown), then starts it again: InnoDB's crash recovery."""
+    subprocess.run([str(ROOT / "scripts" / "db.sh"), "kill"], check=True, timeout=60)
+    subprocess.run([str(ROOT / "scripts" / "db.sh"), "start"], check=True, timeout=180,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event) -> None:
@@ -69,57 +82,96 @@ def produce_steadily(topic: str, events: list, partitions: int, rate: int, done:
     done.set()
 
 
-def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, log=print) -> dict:
+class Drivers:
+    """The run's drivers, one at a time, all in one log; every one is killed if the run fails."""
+
+    def __init__(self, job: str, topic: str, log_path: Path):
+        self.job, self.topic, self.log_path = job, topic, log_path
+        self.current: subprocess.Popen | None = None
+        self.log_from, self.restarts = 0, -1
+
+    def ensure_running(self) -> bool:
+        """Starts a driver unless one runs; True if it started one."""
+        if self.current is not None and self.current.poll() is None:
+            return False
+        self.log_from = self.log_path.stat().st_size if self.log_path.exists() else 0
+        self.current, self.restarts = start_driver(self.job, self.topic, self.log_path), self.restarts + 1
+        return True
+
+    def kill(self) -> None:
+        if self.current is not None and self.current.poll() is None:
+            kill9(self.current)
+
+
+def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_share: float, conn, log,
+                    began: float) -> list[tuple[str, str, str]]:
+    """The kills: (what was killed, the phase aimed at, the phase observed) for each."""
+    hits, user = [], admin_db.dotenv()["MYSQL_USER"]
+    for kill in range(kills):
+        started = drivers.ensure_running()
+        target = "server" if rng.random() < server_share else "driver"
+        aim = rng.choice(chaos_phases.PHASES if started else chaos_phases.PHASES[1:])
+        with chaos_phases.aimed(aim, conn, user, started, rng):
+            phase = chaos_phases.observe(conn, user, drivers.log_path, drivers.log_from)
+            if target == "driver":
+                drivers.kill()
+            else:
+                kill_server()
+        hits.append((target, aim, phase))
+        committed = sum(stored_offsets(conn, drivers.job, drivers.topic).values())
+        log(f"kill {kill + 1}/{kills} at {time.monotonic() - began:.0f} s: {target} ({phase}; aimed at {aim}), "
+            f"{committed} records committed")
+    return hits
+
+
+def finish(drivers: Drivers, conn) -> int:
+    """A fresh driver (it proves a restart reads MySQL only) catches up; its exit code."""
+    drivers.kill()
+    epoch = lease_epoch(conn, drivers.job)
+    drivers.ensure_running()
+    end = kafka_admin.end_offsets(drivers.topic)
+    while lease_epoch(conn, drivers.job) == epoch or stored_offsets(conn, drivers.job, drivers.topic) != end:
+        if drivers.current.poll() is not None:
+            raise RuntimeError(f"the final driver exited with {drivers.current.returncode}; see {drivers.log_path}")
+        time.sleep(0.5)
+    drivers.current.send_signal(signal.SIGTERM)
+    return drivers.current.wait(120)
+
+
+def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, server_share: float = 0.5,
+        log=print) -> dict:
     conn = admin_db.connect()
     stamp = time.strftime("%Y%m%d%H%M%S")
-    topic, job = f"chaos-{stamp}", f"chaos-{stamp}"
+    topic = job = f"chaos-{stamp}"
     kafka_admin.create_topic(topic, partitions)
     events = produce.generate(lines, seed, START, 120)
     before = error_log(conn)
     log_path = ROOT / ".local" / "test-logs" / f"{job}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
     began = time.monotonic()
     produced = threading.Event()
     threading.Thread(target=produce_steadily, args=(topic, events, partitions, rate, produced), daemon=True).start()
-
-    restarts = 0
-    for kill in range(kills):
-        driver = start_driver(job, topic, log_path)
-        restarts += kill > 0
-        if rng.random() < 0.75:  # mostly mid-stream: after this driver committed something
-            batches = ledger(conn, job)[0]
-            deadline = time.monotonic() + 90
-            while ledger(conn, job)[0] == batches and time.monotonic() < deadline and driver.poll() is None:
-                time.sleep(0.2)
-        time.sleep(rng.uniform(0, 6))
-        kill9(driver)
-        committed = sum(stored_offsets(conn, job, topic).values())
-        log(f"kill {kill + 1}/{kills} at {time.monotonic() - began:.0f} s: {committed} records committed")
-
-    produced.wait()
-    epoch = lease_epoch(conn, job)
-    final = start_driver(job, topic, log_path)
-    restarts += 1
-    end = kafka_admin.end_offsets(topic)
-    while lease_epoch(conn, job) == epoch or stored_offsets(conn, job, topic) != end:
-        if final.poll() is not None:
-            raise RuntimeError(f"the final driver exited with {final.returncode}; see {log_path}")
-        time.sleep(0.5)
-    final.send_signal(signal.SIGTERM)
-    final_rc = final.wait(120)
+    drivers = Drivers(job, topic, log_path)
+    try:
+        hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began)
+        produced.wait()
+        final_rc = finish(drivers, conn)
+    finally:
+        drivers.kill()
     wall = time.monotonic() - began
 
     expected = Counter(produce.expected_counts(events))
     actual = error_log(conn) - before
     batches, ledger_records, _errors, ledger_rejected = ledger(conn, job)
     figures = {
-        "lines": lines, "partitions": partitions, "kills": kills, "restarts": restarts,
+        "lines": lines, "partitions": partitions, "kills": kills, "restarts": drivers.restarts,
         "error_lines": sum(expected.values()), "rejected_lines": sum(e.rejected for e in events),
         "lost": sum((expected - actual).values()), "doubled": sum((actual - expected).values()),
-        "offsets_exact": stored_offsets(conn, job, topic) == end, "ledger_batches": batches,
+        "offsets_exact": stored_offsets(conn, job, topic) == kafka_admin.end_offsets(topic), "ledger_batches": batches,
         "ledger_records": ledger_records, "ledger_rejected": ledger_rejected,
-        "final_exit": final_rc, "wall_seconds": round(wall),
+        "final_exit": final_rc, "wall_seconds": round(wall), "server": admin_db.dotenv()["MYSQL_SERVER"],
+        "driver_kills": sum(t == "driver" for t, _a, _p in hits), "server_kills": sum(t == "server" for t, _a, _p in hits),
+        "phases": dict(Counter(f"{t} / {p}" for t, _a, p in hits)),
     }
     figures["ok"] = (figures["lost"] == 0 and figures["doubled"] == 0 and figures["offsets_exact"]
                      and ledger_records == lines and ledger_rejected == figures["rejected_lines"] and final_rc == 0)
@@ -128,15 +180,48 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, lo
 
 
 def table(figures: dict) -> str:
-    rows_ = [("lines produced", figures["lines"]), ("partitions", figures["partitions"]),
-             ("ERROR lines expected", figures["error_lines"]), ("rejected lines expected", figures["rejected_lines"]),
-             ("SIGKILLs", figures["kills"]), ("restarts", figures["restarts"]),
-             ("lost", figures["lost"]), ("doubled", figures["doubled"]),
+    rows_ = [("SQL server", figures["server"]), ("lines produced", figures["lines"]),
+             ("partitions", figures["partitions"]), ("ERROR lines expected", figures["error_lines"]),
+             ("rejected lines expected", figures["rejected_lines"]),
+             ("SIGKILLs", f"{figures['kills']} ({figures['driver_kills']} driver, {figures['server_kills']} server)"),
+             ("driver restarts", figures["restarts"]), ("lost", figures["lost"]), ("doubled", figures["doubled"]),
              ("kafka_offsets = end offsets", "yes" if figures["offsets_exact"] else "NO"),
              ("ledger batches", figures["ledger_batches"]), ("ledger records", figures["ledger_records"]),
              ("ledger rejected", figures["ledger_rejected"]), ("wall time", f"{figures['wall_seconds']} s"),
              ("verdict", "exact" if figures["ok"] else "FAILED")]
-    return "| figure | value |\n|---|---|\n" + "\n".join(f"| {name} | {value} |" for name, value in rows_)
+    phases = sorted(figures["phases"].items())
+    return ("| figure | value |\n|---|---|\n" + "\n".join(f"| {name} | {value} |" for name, value in rows_)
+            + "\n\n| killed / phase it landed in | kills |\n|---|---:|\n"
+            + "\n".join(f"| {name} | {count} |" for name, count in phases))
+
+
+INTRO = (
+    "# Reliability: figures from the latest `make chaos` on each SQL server\n\n"
+    "A producer writes at a steady rate while the driver (wrapper, JVM and Python) or the SQL server is "
+    "SIGKILLed, again and again. Each kill is aimed at a phase of the job (driver starting, batch running, "
+    "committing, idle; `scripts/chaos_phases.py`) and the phase it actually hit is observed from outside at "
+    "the moment of the kill: the phase tables below count those. A killed driver is restarted; a killed "
+    "server is started again (InnoDB crash recovery) and the running driver carries on. The expectation is "
+    "a plain-Python count of every generated line; `lost` and `doubled` compare it minute by minute with "
+    "`error_log`.\n\n"
+    "A SIGKILL of the server tests crash consistency, not durability against power loss: the operating system "
+    "keeps what the server wrote. The guarantee assumes the servers' durable defaults, which the local stack "
+    "states explicitly: `innodb_flush_log_at_trx_commit=1`, and on MySQL 8 the binary log it enables by "
+    "default with `sync_binlog=1`.\n")
+
+
+def write_report(path: Path, figures: dict, command: str) -> None:
+    """Replaces this server's section of the report, keeping the other server's."""
+    begin, end = f"<!-- chaos:{figures['server']} -->", f"<!-- /chaos:{figures['server']} -->"
+    section = (f"{begin}\n## {figures['server']}\n\nRun {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with "
+               f"`{command}` on {os.cpu_count()} cores, broker, SQL server and driver on the same host.\n\n"
+               f"{table(figures)}\n{end}")
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    sections = {server: old[old.index(f"<!-- chaos:{server} -->"):old.index(f"<!-- /chaos:{server} -->")
+                            + len(f"<!-- /chaos:{server} -->")]
+                for server in ("mariadb", "mysql") if f"<!-- /chaos:{server} -->" in old}
+    sections[figures["server"]] = section
+    path.write_text(INTRO + "".join(f"\n{sections[k]}\n" for k in sorted(sections)), encoding="utf-8")
 
 
 def main() -> int:
@@ -144,23 +229,16 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=500_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--server-share", type=float, default=0.5, help="share of the kills aimed at the SQL server")
     parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
-    parser.add_argument("--report", help="write the figures as markdown to this file")
+    parser.add_argument("--report", help="write the figures as markdown to this file (this server's section)")
     args = parser.parse_args()
-    figures = run(args.lines, args.partitions, args.kills, args.rate)
-    text = table(figures)
-    print(text)
+    figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share)
+    print(table(figures))
     if args.report:
-        command = f"make chaos (scripts/chaos.py --lines {args.lines} --partitions {args.partitions} " \
-                  f"--kills {args.kills} --rate {args.rate})"
-        Path(args.report).write_text(
-            "# Reliability: figures from the latest `make chaos`\n\n"
-            f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `{command}` on {os.cpu_count()} cores, "
-            "broker, MariaDB and driver on the same host.\n\n"
-            "A producer writes at a steady rate while the driver (wrapper, JVM and Python) is SIGKILLed at random "
-            "moments (three in four after it committed a batch) and restarted each time. The expectation is a "
-            "plain-Python count of every generated line; `lost` and `doubled` compare it minute by minute with "
-            "`error_log`.\n\n" + text + "\n", encoding="utf-8")
+        command = (f"make chaos (scripts/chaos.py --lines {args.lines} --partitions {args.partitions} "
+                   f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate})")
+        write_report(Path(args.report), figures, command)
     return 0 if figures["ok"] else 1
 
 

@@ -155,7 +155,8 @@ case "${1:-}" in
   schema) [ "$(running || true)" = "$MYSQL_SERVER" ] || die "$NAME (MYSQL_SERVER=$MYSQL_SERVER) is not running: 'make up' first (make status shows what runs)."
           schema ;;
   # SIGKILL, no shutdown: the fault tests and make chaos crash the server this way.
-  kill) server=$(running) || die "no MySQL server is running"; kill -9 "$(cat "$(pid_of "$server")")" ;;
+  kill) server=$(running) || die "no MySQL server is running"; pid=$(cat "$(pid_of "$server")"); kill -9 "$pid"
+        wait_for "the killed server's exit" 30 bash -c "! kill -0 $pid" || die "pid $pid survived SIGKILL" ;;
   ca) printf '%s\n' "$DATA/ca.pem" ;;
   status) if server=$(running); then echo "$(label "$server") running (pid $(cat "$(pid_of "$server")"))"
           else echo "no MySQL server running"; exit 1; fi ;;

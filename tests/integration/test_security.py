@@ -14,7 +14,7 @@ import pytest
 
 from app import sink
 from app.config import load_config
-from tests.support import app_password, catch_up, dotenv, job_connection, unique
+from tests.support import app_password, catch_up, dotenv, job_connection, query, unique
 
 pytestmark = pytest.mark.mysql
 
@@ -116,11 +116,21 @@ def test_mysql_ssl_ca_makes_the_job_connect_over_verified_tls():
             assert cursor.fetchone()[1], "the session is not encrypted"
     finally:
         conn.close()
-    plain = job_connection()  # no TLS settings: MySQL 8's caching_sha2 login needs `cryptography`
+
+
+def test_the_job_user_logs_in_without_tls_too(admin):
+    """MySQL 8's caching_sha2_password login without TLS exchanges the password under the server's
+    RSA key (PyMySQL needs `cryptography` for it). FLUSH PRIVILEGES empties the server's login cache,
+    so this is the full login, not the cached fast path. On MariaDB: its native password login."""
+    query(admin, "FLUSH PRIVILEGES")
+    cfg = load_config([], {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": dotenv()["MYSQL_PORT"]})
+    plain = pymysql.connect(**sink.connect_args(cfg), ssl_disabled=True)
     try:
         with plain.cursor() as cursor:
             cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
             assert not cursor.fetchone()[1]
+            cursor.execute("SELECT CURRENT_USER()")
+            assert cursor.fetchone()[0].startswith(dotenv()["MYSQL_USER"] + "@")
     finally:
         plain.close()
 
