@@ -31,8 +31,15 @@ def connect(database: str | None = None) -> pymysql.Connection:
 
 def apply_schema(conn: pymysql.Connection) -> None:
     """sql/schema.sql, statement by statement, to the connection's database."""
-    schema = re.sub(r"--[^\n]*", "", (ROOT / "sql" / "schema.sql").read_text(encoding="utf-8"))  # comments may hold ';'
-    for statement in filter(str.strip, schema.split(";")):
+    apply_sql_file(conn, "schema.sql")
+
+
+def apply_sql_file(conn: pymysql.Connection, name: str, replace: dict[str, str] | None = None) -> None:
+    """sql/<name>, statement by statement, with each `replace` key put in place of its text."""
+    text = re.sub(r"--[^\n]*", "", (ROOT / "sql" / name).read_text(encoding="utf-8"))  # comments may hold ';'
+    for old, new in (replace or {}).items():
+        text = text.replace(old, new)
+    for statement in filter(str.strip, text.split(";")):
         query(conn, statement)
 
 

@@ -107,8 +107,7 @@ SQL
 # The schema, then sql/grants.sql (the job's grants need the tables) with this stack's names.
 schema() {
   root_sql "$MYSQL_DATABASE" < "$ROOT/sql/schema.sql"
-  sed -e "s/\`errorcount\`\\./\`$MYSQL_DATABASE\`./g" -e "s/'errorcount'@/'$MYSQL_USER'@/g" "$ROOT/sql/grants.sql" \
-    | root_sql "$MYSQL_DATABASE"
+  grants_sql | root_sql "$MYSQL_DATABASE"
   log "schema and grants applied to $MYSQL_DATABASE on $NAME"
 }
 

@@ -59,3 +59,8 @@ venv_python() {
 }
 
 spark_version() { "$(venv_python)" -c 'import pyspark; print(pyspark.__version__)'; }
+
+# sql/grants.sql with this stack's MYSQL_DATABASE and MYSQL_USER put in for the defaults it names.
+grants_sql() {
+  sed -e "s/\`errorcount\`\\./\`$MYSQL_DATABASE\`./g" -e "s/'errorcount'@/'$MYSQL_USER'@/g" "$ROOT/sql/grants.sql"
+}

@@ -19,9 +19,9 @@ mode() {
   esac
 }
 
-admin_sql() {  # runs SQL from stdin as the admin account, password via MYSQL_PWD (not argv)
-  MYSQL_PWD=$(cat "$(ensure_secret mysql_root_password)") \
-    mariadb --no-defaults -h127.0.0.1 -P"$MYSQL_PORT" -uroot "$MYSQL_DATABASE"
+admin_sql() {  # SQL from stdin as the admin account, with the mysql container's own client
+  # shellcheck disable=SC2016  # expanded inside the container, where the secret and the variable are
+  compose exec -T mysql sh -c 'MYSQL_PWD="$(cat /run/secrets/mysql_root_password)" exec mysql -uroot "$MYSQL_DATABASE"'
 }
 
 case "${1:-}" in
@@ -48,7 +48,7 @@ case "${1:-}" in
     fi
     ;;
   schema)
-    if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql"; log "schema applied"
+    if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql" && grants_sql | admin_sql && log "schema and grants applied"
     else "$ROOT/scripts/db.sh" schema; fi
     ;;
   compose-check)

@@ -15,7 +15,7 @@ from pathlib import Path
 import kafka_admin
 import produce
 import pymysql
-from admin_db import apply_schema, dotenv, error_log, lease, ledger, query, stored_offsets  # noqa: F401
+from admin_db import apply_schema, apply_sql_file, dotenv, error_log, lease, ledger, query, stored_offsets  # noqa: F401
 
 # Admin-side readers live in scripts/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.

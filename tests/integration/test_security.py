@@ -14,7 +14,7 @@ import pytest
 
 from app import sink
 from app.config import load_config
-from tests.support import app_password, catch_up, dotenv, job_connection, query, unique
+from tests.support import app_password, apply_sql_file, catch_up, dotenv, job_connection, query, unique
 
 pytestmark = pytest.mark.mysql
 
@@ -139,3 +139,24 @@ def test_a_server_certificate_the_ca_did_not_sign_is_refused():
     other_ca = "/etc/ssl/certs/ca-certificates.crt"  # public CAs: none signed the local server's certificate
     with pytest.raises(pymysql.err.OperationalError, match="(?i)certificate verify failed"):
         job_connection(MYSQL_SSL_CA=other_ca, MYSQL_SSL_VERIFY_IDENTITY="false")
+
+
+@pytest.mark.parametrize("held", ["nothing", "ALL PRIVILEGES"])
+def test_grants_sql_gives_exactly_the_job_grants_whatever_the_user_held(admin, held):
+    """sql/grants.sql on a user with no grant at all (MySQL 8 refused its REVOKE: error 1141) and
+    on one with ALL on the database (as the mysql image creates MYSQL_USER); twice: idempotent."""
+    user, database = unique("g"), dotenv()["MYSQL_DATABASE"]
+    query(admin, f"CREATE USER '{user}'@'%' IDENTIFIED BY 'x-{user}'")
+    try:
+        if held != "nothing":
+            query(admin, f"GRANT {held} ON `{database}`.* TO '{user}'@'%'")
+        for _ in range(2):
+            apply_sql_file(admin, "grants.sql", {"'errorcount'@": f"'{user}'@", "`errorcount`.": f"`{database}`."})
+        grants = {row[0].replace("'", "`") for row in query(admin, f"SHOW GRANTS FOR '{user}'@'%'")}
+        assert {g for g in grants if not g.startswith("GRANT USAGE")} == {
+            f"GRANT SELECT, INSERT, UPDATE ON `{database}`.* TO `{user}`@`%`",
+            f"GRANT DELETE ON `{database}`.`ingest_batches` TO `{user}`@`%`",
+            f"GRANT DELETE ON `{database}`.`rejected_lines` TO `{user}`@`%`",
+        }
+    finally:
+        query(admin, f"DROP USER '{user}'@'%'")
