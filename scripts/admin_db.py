@@ -49,7 +49,7 @@ def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:
     except pymysql.err.Error:
         conn.connect()  # fault tests restart MariaDB under this connection
     with conn.cursor() as cursor:
-        cursor.execute(sql, args)
+        cursor.execute(sql, args or None)  # no args: a literal % (as in a host name) stays as written
         return list(cursor.fetchall())
 
 
