@@ -40,7 +40,7 @@ def apply_sql_file(conn: pymysql.Connection, name: str, replace: dict[str, str] 
     for old, new in (replace or {}).items():
         text = text.replace(old, new)
     for statement in filter(str.strip, text.split(";")):
-        query(conn, statement)
+        query(conn, statement.replace("%", "%%"))  # query() formats: a host '%' must stay as written
 
 
 def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:
@@ -49,7 +49,7 @@ def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:
     except pymysql.err.Error:
         conn.connect()  # fault tests restart MariaDB under this connection
     with conn.cursor() as cursor:
-        cursor.execute(sql, args or None)  # no args: a literal % (as in a host name) stays as written
+        cursor.execute(sql, args)
         return list(cursor.fetchall())
 
 

@@ -146,17 +146,17 @@ def test_grants_sql_gives_exactly_the_job_grants_whatever_the_user_held(admin, h
     """sql/grants.sql on a user with no grant at all (MySQL 8 refused its REVOKE: error 1141) and
     on one with ALL on the database (as the mysql image creates MYSQL_USER); twice: idempotent."""
     user, database = unique("g"), dotenv()["MYSQL_DATABASE"]
-    query(admin, f"CREATE USER '{user}'@'%' IDENTIFIED BY 'x-{user}'")
+    query(admin, f"CREATE USER '{user}'@'%%' IDENTIFIED BY 'x-{user}'")
     try:
         if held != "nothing":
-            query(admin, f"GRANT {held} ON `{database}`.* TO '{user}'@'%'")
+            query(admin, f"GRANT {held} ON `{database}`.* TO '{user}'@'%%'")
         for _ in range(2):
             apply_sql_file(admin, "grants.sql", {"'errorcount'@": f"'{user}'@", "`errorcount`.": f"`{database}`."})
-        grants = {row[0].replace("'", "`") for row in query(admin, f"SHOW GRANTS FOR '{user}'@'%'")}
+        grants = {row[0].replace("'", "`") for row in query(admin, f"SHOW GRANTS FOR '{user}'@'%%'")}
         assert {g for g in grants if not g.startswith("GRANT USAGE")} == {
             f"GRANT SELECT, INSERT, UPDATE ON `{database}`.* TO `{user}`@`%`",
             f"GRANT DELETE ON `{database}`.`ingest_batches` TO `{user}`@`%`",
             f"GRANT DELETE ON `{database}`.`rejected_lines` TO `{user}`@`%`",
         }
     finally:
-        query(admin, f"DROP USER '{user}'@'%'")
+        query(admin, f"DROP USER '{user}'@'%%'")
