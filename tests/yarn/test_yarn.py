@@ -13,7 +13,8 @@ from tests.support import Scenario, app_password, stored_offsets, unique, wait_u
 from tests.yarn.cluster import ROOT, YarnApps, job_env
 
 START = datetime(2036, 2, 29, 23, 30)
-SMALL_BATCHES = "300"  # ten batches of a few seconds each on one YARN core: a kill lands mid-stream
+SMALL_BATCHES = "300"  # ten batches for 3000 lines
+SLOW_TRIGGER = "4 seconds"  # ten batches take >= 36 s after the first commit: the kill lands mid-stream
 pytestmark = pytest.mark.yarn
 
 
@@ -43,7 +44,7 @@ def wait_caught_up(yarn: YarnApps, run: Scenario, app: str, what: str, timeout: 
 
 def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted, run):
     marker = marker_for(run)
-    env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES)
+    env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES, TRIGGER_INTERVAL=SLOW_TRIGGER)
     run.write(3000, seed=71, minutes=90)  # crosses midnight: Feb 29 into Mar 1 in UTC
     app = yarn.submit(env)
     submitted.append(app)
