@@ -9,17 +9,18 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: help venv jars up down status topic run produce counts test test-unit test-integration \
-        test-faults test-mysql chaos bench lint compose-check schema clean package submit-yarn stop-yarn \
+        test-faults test-mysql chaos bench lint config-docs check compose-check schema clean package submit-yarn stop-yarn \
         yarn-up yarn-down yarn-test
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt requirements-driver.txt
+$(STAMP): requirements.txt requirements-driver.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 venv: $(STAMP) ## Create .venv with the pinned Python dependencies
@@ -50,10 +51,14 @@ produce: venv ## Write sample log lines to the topic (LINES=10000)
 	@scripts/run.sh produce
 
 counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
-	@$(PY) scripts/counts.py
+	@$(PY) -m errorcount.tools.counts
+
+config-docs: venv ## Regenerate conf/errorcount.conf and the table of docs/configuration.md from errorcount/settings.py
+	$(PY) -m errorcount.config conf > conf/errorcount.conf
+	$(PY) -m errorcount.config docs docs/configuration.md
 
 lint: venv ## Lint Python code with ruff
-	$(VENV)/bin/ruff check app tests scripts bench
+	$(VENV)/bin/ruff check errorcount tests bench
 
 compose-check: ## Validate docker-compose.yml with docker-compose config
 	@scripts/stack.sh compose-check
@@ -73,13 +78,13 @@ test-mysql: venv jars ## The tests marked `mysql` again on real MySQL 8.0 (stops
 	MYSQL_SERVER=mysql $(PY) -m pytest -m mysql tests/integration tests/faults
 
 chaos: up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes docs/RELIABILITY.md
-	$(PY) scripts/chaos.py --report docs/RELIABILITY.md $(CHAOS_ARGS)
+	$(PY) -m errorcount.tools.chaos --report docs/RELIABILITY.md $(CHAOS_ARGS)
 
 bench: jars up ## Measure the job against Kafka's read ceiling and the alternatives (BENCH_LINES=5000000); writes bench/
 	$(PY) -m bench
 
 package: jars ## Build the YARN bundle in .local/package (app zip, packed Python env, connector jars, conf)
-	@$(PY) scripts/package.py .local/package "$$(scripts/jars.sh spark)"
+	@$(PY) -m errorcount.tools.package .local/package "$$(scripts/jars.sh spark)"
 
 submit-yarn: package ## Submit the job to YARN in cluster mode (HADOOP_CONF_DIR; see README "Run on YARN")
 	@scripts/submit-yarn.sh

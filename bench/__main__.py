@@ -15,12 +15,11 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import pyspark
 
-import admin_db  # noqa: E402  (scripts/)
-import pyspark  # noqa: E402
-
-from bench import corpus, phases, report, steady  # noqa: E402
+from bench import corpus, phases, report, steady
+from errorcount.tools import admin_db
+from errorcount.tools.localenv import local_stack
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASES = "abcdefp"
@@ -52,7 +51,7 @@ def machine() -> str:
     conn = admin_db.connect("mysql")
     server = admin_db.query(conn, "SELECT VERSION()")[0][0]
     return (f"{os.cpu_count()} cores ({cpu}), {memory / 2**20:.0f} GiB, {platform.platform(terse=True)}; "
-            f"Spark {pyspark.__version__} local[*], Kafka {admin_db.dotenv()['KAFKA_VERSION']} and MySQL-compatible "
+            f"Spark {pyspark.__version__} local[*], Kafka {local_stack()['KAFKA_VERSION']} and MySQL-compatible "
             f"{server} on the same host; Python {platform.python_version()}")
 
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import kafka_admin
-import produce
 from confluent_kafka import Producer
+
+from errorcount.tools import kafka_admin, produce
 
 CORPUS_VERSION = 1  # bump when the generator changes: the topic name carries it
 START = datetime(2026, 1, 5, 6, 0)

@@ -1,5 +1,5 @@
 """(d) The naive PySpark job: the same driver, source, aggregation and MySQL transaction as
-app/main.py, but the parse is a Python UDF (bench/pyparse.py), as a user might first write it.
+errorcount/main.py, but the parse is a Python UDF (bench/pyparse.py), as a user might first write it.
 Every row then travels JVM -> Python worker -> JVM. Run by the bench via scripts/run.sh (APP_MAIN)."""
 
 import sys
@@ -8,10 +8,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from app import job
-from app import main as app_main
-from app.parse import RAW_PREFIX_BYTES
 from bench import pyparse
+from errorcount import job
+from errorcount import main as app_main
+from errorcount.parse import RAW_PREFIX_BYTES
 
 PARSED = T.StructType([T.StructField("minute", T.LongType()), T.StructField("is_error", T.BooleanType()),
                        T.StructField("reject_reason", T.StringType())])

@@ -8,11 +8,10 @@ import subprocess
 import time
 from pathlib import Path
 
-import admin_db
-import kafka_admin
-
 from bench import procs
 from bench.corpus import Corpus
+from errorcount.tools import admin_db, kafka_admin
+from errorcount.tools.localenv import local_stack
 
 ROOT = procs.ROOT
 DATABASE = "errorcount_bench"
@@ -29,7 +28,7 @@ def prepare_database() -> None:
     admin_db.query(conn, f"CREATE DATABASE IF NOT EXISTS {DATABASE}")
     admin_db.query(conn, f"USE {DATABASE}")
     admin_db.apply_schema(conn)
-    user = admin_db.dotenv()["MYSQL_USER"]
+    user = local_stack()["MYSQL_USER"]
     admin_db.query(conn, f"GRANT SELECT, INSERT, UPDATE ON {DATABASE}.* TO %s@'%%'", (user,))
     for table in ("ingest_batches", "rejected_lines"):  # as sql/grants.sql: what RETENTION_DAYS prunes
         admin_db.query(conn, f"GRANT DELETE ON {DATABASE}.{table} TO %s@'%%'", (user,))
@@ -44,7 +43,7 @@ def reset() -> "admin_db.pymysql.Connection":
 
 
 def job_env(job: str, topic: str, **extra: str) -> dict[str, str]:
-    env = admin_db.dotenv()
+    env = local_stack()
     return {"JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
             "MYSQL_PORT": env["MYSQL_PORT"], "MYSQL_DATABASE": DATABASE, "RUN_CREATE_TOPIC": "0",
             "MYSQL_PASSWORD_FILE": str(ROOT / ".local" / "secrets" / "mysql_password"),
@@ -95,7 +94,7 @@ def read_ceiling(corpus: Corpus, log_dir: Path) -> dict:
     return {**best, "runs": runs}
 
 
-def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "app/main.py", **env: str) -> dict:
+def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "errorcount/main.py", **env: str) -> dict:
     """(b) or (d): a fresh job reads the whole topic; figures from its batch log lines."""
     conn = reset()
     job = f"bench-{name}"

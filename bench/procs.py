@@ -55,7 +55,7 @@ def warm_rate(batches: list[BatchLog]) -> tuple[float | None, int]:
 
 
 def spark_steps_p50(text: str, skip: int = 10) -> dict[str, int]:
-    """Median of each step of Spark's own batch timing (app/progress.py's lines), after `skip` batches."""
+    """Median of each step of Spark's own batch timing (errorcount/progress.py's lines), after `skip` batches."""
     runs = [dict((name, int(ms)) for name, ms in (pair.split("=") for pair in line.split()))
             for line in SPARK_LINE.findall(text)][skip:]
     return {name: sorted(run[name] for run in runs)[len(runs) // 2] for name in (runs[0] if runs else {})}
@@ -183,7 +183,7 @@ class RssSampler:
 class Driver:
     """One spark-submit driver via scripts/run.sh (APP_MAIN picks the script), its log in a file."""
 
-    def __init__(self, log_path: Path, env: dict[str, str], app_main: str = "app/main.py"):
+    def __init__(self, log_path: Path, env: dict[str, str], app_main: str = "errorcount/main.py"):
         self.log_path = log_path
         self.app_main = app_main
         self.launched = time.time()

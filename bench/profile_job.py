@@ -10,8 +10,8 @@ import time
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from app.aggregate import batch_summary_df, dead_letter_slots
-from app.parse import classify_lines_df, fields_df, with_match
+from errorcount.aggregate import batch_summary_df, dead_letter_slots
+from errorcount.parse import classify_lines_df, fields_df, with_match
 
 
 def timed(action, runs: int = 3) -> float:

@@ -1,6 +1,6 @@
 """(c) What a user would write instead of the Spark job: one Python process with confluent-kafka,
 the same parsing contract (bench/pyparse.py) and the same MySQL transaction per batch as the job
-(app/sink.commit_batch: lease check, counts upsert, offsets, ledger row).
+(app/store.commit_batch: lease check, counts upsert, offsets, ledger row).
 
     python -m bench.pyconsumer --until '{"0": 500000, ...}'    (config from the environment)
 
@@ -16,10 +16,10 @@ import time
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
-from app import offsets, sink
-from app.aggregate import BatchSummary
-from app.config import load_config
 from bench import pyparse
+from errorcount import offsets, store
+from errorcount.aggregate import BatchSummary
+from errorcount.config import load_config
 
 
 def parse_batch(messages, summary: BatchSummary) -> None:
@@ -50,9 +50,9 @@ def main() -> int:
     args = parser.parse_args()
     until = {int(p): o for p, o in json.loads(args.until).items()}
     cfg = load_config([], os.environ)
-    conn = sink.connect(cfg)
-    epoch = sink.acquire_lease(conn, cfg.job_name, f"{socket.gethostname()} pid {os.getpid()} bench.pyconsumer")
-    stored = sink.load_offsets(conn, cfg.job_name, cfg.kafka_topic)
+    conn = store.connect(cfg)
+    epoch = store.acquire_lease(conn, cfg.job_name, f"{socket.gethostname()} pid {os.getpid()} bench.pyconsumer")
+    stored = store.load_offsets(conn, cfg.job_name, cfg.kafka_topic)
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap_servers, "group.id": cfg.job_name,
                          "enable.auto.commit": False, "enable.partition.eof": True})
     consumer.assign([TopicPartition(cfg.kafka_topic, p, stored.get(p, OFFSET_BEGINNING)) for p in sorted(until)])
@@ -67,11 +67,11 @@ def main() -> int:
         parse_batch(messages, summary)
         after = offsets.advance(stored, summary.ranges)
         if summary.records >= args.batch or (after == until and summary.records):
-            write = sink.BatchWrite(offsets_before=stored, offsets_after=after, records=summary.records,
+            write = store.BatchWrite(offsets_before=stored, offsets_after=after, records=summary.records,
                                     errors=summary.errors, rejected=summary.rejected,
                                     minute_counts=summary.minute_counts)
             begin = time.monotonic()
-            sink.commit_batch(conn, cfg.job_name, cfg.kafka_topic, epoch, write)
+            store.commit_batch(conn, cfg.job_name, cfg.kafka_topic, epoch, write)
             commit_ms.append((time.monotonic() - begin) * 1000)
             stored, summary = after, BatchSummary()
     done = time.time()

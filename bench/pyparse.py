@@ -1,11 +1,11 @@
-"""The log-line contract of app/parse.py, written the way a plain-Python user would: `re` and
+"""The log-line contract of errorcount/parse.py, written the way a plain-Python user would: `re` and
 integer date arithmetic. Used by the bench's alternatives (the pure-Python consumer and the
 naive UDF job), and checked against the Spark job's results on every bench run."""
 
 import re
 from datetime import date
 
-from app.parse import MAX_MINUTE, MIN_MINUTE
+from errorcount.parse import MAX_MINUTE, MIN_MINUTE
 
 _TIME = r"\d{4}-\d{2}-\d{2}[ T](?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"
 _ZONE = r"(Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?"

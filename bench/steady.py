@@ -11,14 +11,12 @@ from collections import Counter
 from datetime import UTC
 from pathlib import Path
 
-import admin_db
-import kafka_admin
-import produce
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench import procs
 from bench.corpus import Generator
 from bench.phases import BenchError, check_exact, job_env, reset, wait_until
+from errorcount.tools import admin_db, kafka_admin, produce
 
 WARM_UP_S = 30  # records of the first seconds (JIT warm-up) are left out of the latency figures
 IDLE_S = 20     # after the steady state: how long the drained job is watched with nothing to read

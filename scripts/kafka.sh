@@ -50,7 +50,7 @@ java_cmd() {  # java_cmd LIBDIR MAINCLASS ARGS...
   java $KAFKA_JVM_OPTS -cp "$lib/*" "$@"
 }
 
-broker_ready() { port_open 127.0.0.1 "$KAFKA_PORT" && "$(venv_python)" "$ROOT/scripts/kafka_admin.py" ready; }
+broker_ready() { port_open 127.0.0.1 "$KAFKA_PORT" && "$(venv_python)" -m errorcount.tools.kafka_admin ready; }
 
 start() {
   if pid_alive "$PID"; then log "Kafka already running (pid $(cat "$PID"))"; return 0; fi

@@ -7,12 +7,6 @@ LOCAL="$ROOT/.local"
 SECRETS="$LOCAL/secrets"
 VENV="$ROOT/.venv"
 
-# Pinned versions and default ports; the caller's environment wins over .env.
-while IFS='=' read -r key value; do
-  case "$key" in ''|\#*) continue ;; esac
-  [ -n "${!key+x}" ] || export "$key=$value"
-done < "$ROOT/.env"
-
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 
@@ -42,14 +36,9 @@ ensure_secret() {
   printf '%s' "$file"
 }
 
-# conf_value KEY DEFAULT: a job setting from the environment, else from $CONFIG, as the job reads it.
-conf_value() {
-  local key=$1 default=$2
-  if [ -n "${!key:-}" ]; then printf '%s' "${!key}"; return; fi
-  local line; line=$(grep -E "^[[:space:]]*$key[[:space:]]*=" "${CONFIG:-$ROOT/conf/errorcount.conf}" 2>/dev/null | tail -n 1 || true)
-  line=${line#*=}; line=$(echo "$line" | xargs)
-  printf '%s' "${line:-$default}"
-}
+# job_setting KEY: the job's effective setting (environment > $CONFIG > built-in default), resolved
+# by the job's own code (errorcount/settings.py).
+job_setting() { "$(venv_python)" -m errorcount.config get "$1" --config "${CONFIG:-$ROOT/conf/errorcount.conf}"; }
 
 pyspark_home() { "$(venv_python)" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))'; }
 
@@ -57,6 +46,10 @@ venv_python() {
   [ -x "$VENV/bin/python" ] || die "no virtualenv at $VENV: run 'make venv' first."
   printf '%s' "$VENV/bin/python"
 }
+
+# Pinned versions and ports of .env, and the SQL server's port, database and user from the job's
+# settings (errorcount/tools/localenv.py, the one reader of .env); the caller's environment wins.
+eval "$("$(venv_python)" -m errorcount.tools.localenv --shell)" || die "cannot read .env and conf/errorcount.conf (see above)."
 
 spark_version() { "$(venv_python)" -c 'import pyspark; print(pyspark.__version__)'; }
 

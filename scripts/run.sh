@@ -7,27 +7,27 @@
 source "$(dirname "$0")/lib.sh"
 
 CONFIG=${CONFIG:-$ROOT/conf/errorcount.conf}
-export KAFKA_BOOTSTRAP_SERVERS; KAFKA_BOOTSTRAP_SERVERS=$(conf_value KAFKA_BOOTSTRAP_SERVERS "127.0.0.1:$KAFKA_PORT")
-export KAFKA_TOPIC; KAFKA_TOPIC=$(conf_value KAFKA_TOPIC app-logs)
+export KAFKA_BOOTSTRAP_SERVERS; KAFKA_BOOTSTRAP_SERVERS=$(job_setting KAFKA_BOOTSTRAP_SERVERS)
+export KAFKA_TOPIC; KAFKA_TOPIC=$(job_setting KAFKA_TOPIC)
 PY=$(venv_python)
 
 # The local stack is started only when the job is configured for it and it is not running.
 ensure_local_stack() {
-  local mysql_host; mysql_host=$(conf_value MYSQL_HOST 127.0.0.1)
+  local mysql_host; mysql_host=$(job_setting MYSQL_HOST)
   case "$KAFKA_BOOTSTRAP_SERVERS|$mysql_host" in
     "127.0.0.1:$KAFKA_PORT|127.0.0.1"|"localhost:$KAFKA_PORT|localhost"|"127.0.0.1:$KAFKA_PORT|localhost"|"localhost:$KAFKA_PORT|127.0.0.1")
       if ! port_open 127.0.0.1 "$KAFKA_PORT" || ! port_open 127.0.0.1 "$MYSQL_PORT"; then
         "$ROOT/scripts/stack.sh" up
       fi
       # The local stack's generated password, unless the caller chose one.
-      if [ -z "${MYSQL_PASSWORD:-}" ] && [ -z "$(conf_value MYSQL_PASSWORD_FILE '')" ]; then
+      if [ -z "${MYSQL_PASSWORD:-}" ] && [ -z "$(job_setting MYSQL_PASSWORD_FILE)" ]; then
         export MYSQL_PASSWORD_FILE="$SECRETS/mysql_password"
       fi
       ;;
   esac
 }
 
-create_topic() { "$PY" "$ROOT/scripts/kafka_admin.py" create-topic "$KAFKA_TOPIC" "${TOPIC_PARTITIONS:-3}"; }
+create_topic() { "$PY" -m errorcount.tools.kafka_admin create-topic "$KAFKA_TOPIC" "${TOPIC_PARTITIONS:-3}"; }
 
 run_job() {
   # A stop request before spark-submit runs ends the wrapper cleanly: nothing has started.
@@ -41,7 +41,7 @@ run_job() {
   # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (word-split).
   local extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
   # APP_MAIN: another driver script (make bench runs its naive UDF variant this way).
-  local main=${APP_MAIN:-$ROOT/app/main.py}
+  local main=${APP_MAIN:-$ROOT/errorcount/main.py}
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
                 --jars "$jars" "${extra[@]}" "$main" --config "$CONFIG" "$@")
   # A terminal's Ctrl-C would hit the JVM too and stop Spark under the batch. Instead the JVM
@@ -65,6 +65,6 @@ run_job() {
 case "${1:-}" in
   job) shift; run_job "$@" ;;
   topic) ensure_local_stack; create_topic ;;
-  produce) ensure_local_stack; create_topic >&2; "$PY" "$ROOT/scripts/produce.py" --topic "$KAFKA_TOPIC" --lines "${LINES:-10000}" ;;
+  produce) ensure_local_stack; create_topic >&2; "$PY" -m errorcount.tools.produce --topic "$KAFKA_TOPIC" --lines "${LINES:-10000}" ;;
   *) die "usage: run.sh job|topic|produce" ;;
 esac

@@ -30,7 +30,7 @@ case "${1:-}" in
     if [ "$(mode)" = docker ]; then
       log "starting Kafka + MySQL with Docker"
       compose up -d
-      wait_for "Kafka" 120 "$(venv_python)" "$ROOT/scripts/kafka_admin.py" ready || die "Kafka (docker) not ready in 120 s: docker compose logs kafka."
+      wait_for "Kafka" 120 "$(venv_python)" -m errorcount.tools.kafka_admin ready || die "Kafka (docker) not ready in 120 s: docker compose logs kafka."
       wait_for "MySQL" 180 port_open 127.0.0.1 "$MYSQL_PORT" || die "MySQL (docker) not ready in 180 s: docker compose logs mysql."
     else
       "$ROOT/scripts/db.sh" start

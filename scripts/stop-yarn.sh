@@ -8,7 +8,7 @@
 # JOB_NAME and STOP_MARKER come from the environment or CONFIG (default conf/errorcount.conf).
 source "$(dirname "$0")/yarn-lib.sh"
 
-job=$(conf_value JOB_NAME error-counter); marker=$(conf_value STOP_MARKER "")
+job=$(job_setting JOB_NAME); marker=$(job_setting STOP_MARKER)
 apps=$(live_apps "$job")
 [ -n "$apps" ] || { log "job '$job' is not running on YARN: nothing to stop"; exit 0; }
 

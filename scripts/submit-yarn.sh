@@ -24,7 +24,7 @@ STAGE=$(mktemp -d -t errorcount-submit.XXXXXX)  # 0700: holds the secrets file u
 trap 'rm -rf "$STAGE"' EXIT
 
 # The effective settings, validated here: a config error stops before YARN is involved.
-settings=$("$(venv_python)" "$ROOT/scripts/yarn_conf.py" "$STAGE" --config "$CONFIG" "$@") || {
+settings=$("$(venv_python)" -m errorcount.tools.yarn_conf "$STAGE" --config "$CONFIG" "$@") || {
   rc=$?; log "the job's configuration is invalid (see above): fix it and submit again"; exit "$rc"; }
 setting() { sed -n "s/^$1 = //p" <<< "$settings" | head -n 1; }
 job=$(setting JOB_NAME); marker=$(setting STOP_MARKER)

@@ -1,9 +1,2 @@
-"""Shared test setup: the repository root and scripts/ are importable."""
-
-import os
-import sys
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for path in (ROOT, os.path.join(ROOT, "scripts")):
-    if path not in sys.path:
-        sys.path.insert(0, path)
+"""Shared test setup lives in tests/support.py and tests/services.py; the project is installed
+in the venv (`make venv`, editable), so `errorcount` imports like any package."""

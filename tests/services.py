@@ -1,8 +1,8 @@
 """Fixtures for tests against the real services (imported by the integration and fault conftests)."""
 
-import kafka_admin
 import pytest
 
+from errorcount.tools import kafka_admin
 from tests.support import Driver, Scenario, admin_connect, query, unique
 
 

@@ -12,17 +12,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import kafka_admin
-import produce
 import pymysql
-from admin_db import apply_schema, apply_sql_file, dotenv, error_log, lease, ledger, query, stored_offsets  # noqa: F401
 
-# Admin-side readers live in scripts/admin_db.py (shared with make chaos and make bench);
+from errorcount import store
+from errorcount.config import load_config
+from errorcount.tools import kafka_admin, produce
+from errorcount.tools.admin_db import apply_schema, apply_sql_file, error_log, lease, ledger, query, stored_offsets  # noqa: F401
+
+# Admin-side readers live in errorcount/tools/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
-from admin_db import connect as admin_connect  # noqa: F401
-
-from app import sink
-from app.config import load_config
+from errorcount.tools.admin_db import connect as admin_connect  # noqa: F401
+from errorcount.tools.localenv import local_stack  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / ".local" / "test-logs"
@@ -35,10 +35,10 @@ def app_password() -> str:
 
 
 def job_connection(**settings: str):
-    """The job's own MySQL connection (app.sink.connect) on the local stack; settings (e.g.
+    """The job's own MySQL connection (errorcount.store.connect) on the local stack; settings (e.g.
     MYSQL_USER, MYSQL_PASSWORD) override the job's account."""
-    env = {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": dotenv()["MYSQL_PORT"], **settings}
-    return sink.connect(load_config([], env))
+    env = {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": local_stack()["MYSQL_PORT"], **settings}
+    return store.connect(load_config([], env))
 
 
 def unique(prefix: str) -> str:
@@ -92,7 +92,7 @@ def service(script: str, action: str) -> None:
 
 def sql_server() -> str:
     """The native SQL server the tests run against: 'mariadb' or 'mysql' (MYSQL_SERVER)."""
-    return dotenv()["MYSQL_SERVER"]
+    return local_stack()["MYSQL_SERVER"]
 
 
 def kill_sql_server() -> None:
@@ -118,7 +118,7 @@ class Driver:
         LOGS.mkdir(parents=True, exist_ok=True)
         self.log_path = LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log"
         full_env = {**os.environ, "JOB_NAME": job, "KAFKA_TOPIC": topic, "TRIGGER_INTERVAL": "1 second",
-                    "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(), "MYSQL_PORT": dotenv()["MYSQL_PORT"],
+                    "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(), "MYSQL_PORT": local_stack()["MYSQL_PORT"],
                     "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]", **(env or {})}
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job", *args], env=full_env,

@@ -4,8 +4,9 @@ holds must always be exactly the records below the stored offsets, and a restart
 import re
 from datetime import datetime
 
-import kafka_admin
 import pytest
+
+from errorcount.tools import kafka_admin
 
 START = datetime(2033, 7, 1, 8, 0)
 SIGKILLED = 128 + 9

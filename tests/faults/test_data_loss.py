@@ -3,11 +3,10 @@ what was lost and how to proceed; ON_DATA_LOSS=skip resumes and records the skip
 
 from datetime import datetime
 
-import kafka_admin
-import produce
 import pytest
 
-from app.errors import EXIT_DATA_LOSS
+from errorcount.errors import EXIT_DATA_LOSS
+from errorcount.tools import kafka_admin, produce
 from tests.support import query
 
 START = datetime(2036, 2, 29, 23, 50)

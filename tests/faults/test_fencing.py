@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from app.errors import EXIT_FENCED
+from errorcount.errors import EXIT_FENCED
 from tests.support import query
 
 START = datetime(2032, 2, 28, 12, 0)

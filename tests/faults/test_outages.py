@@ -3,10 +3,10 @@
 import time
 from datetime import datetime
 
-import kafka_admin
 import pytest
 
-from app.errors import EXIT_UNAVAILABLE
+from errorcount.errors import EXIT_UNAVAILABLE
+from errorcount.tools import kafka_admin
 from tests.support import APP_PASSWORD_FILE, service, wait_until
 
 START = datetime(2034, 3, 3, 3, 0)

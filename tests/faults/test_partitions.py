@@ -2,8 +2,9 @@
 
 from datetime import datetime
 
-import kafka_admin
 import pytest
+
+from errorcount.tools import kafka_admin
 
 START = datetime(2035, 6, 1, 12, 0)
 pytestmark = pytest.mark.slow

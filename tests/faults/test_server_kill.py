@@ -14,10 +14,10 @@ import threading
 import time
 from datetime import datetime
 
-import produce
 import pytest
 
-from tests.support import admin_connect, dotenv, kill_sql_server, query, service, wait_until
+from errorcount.tools import produce
+from tests.support import admin_connect, kill_sql_server, local_stack, query, service, wait_until
 
 START = datetime(2035, 5, 5, 5, 0)
 KILLS = 3
@@ -71,7 +71,7 @@ def test_sql_server_sigkilled_while_batches_commit_stays_exact(scenario):
     for kill in range(KILLS):
         before = run.ledger()[0]
         if kill % 2 == 0:
-            kill_inside_a_batch_transaction(run.admin, dotenv()["MYSQL_USER"])
+            kill_inside_a_batch_transaction(run.admin, local_stack()["MYSQL_USER"])
         else:  # at a random moment: between batches, in the Spark job or in a commit
             time.sleep(rng.uniform(0, 2))
             kill_sql_server()

@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from app.errors import EXIT_INTERRUPTED
+from errorcount.errors import EXIT_INTERRUPTED
 from tests.support import wait_until
 
 START = datetime(2038, 8, 8, 8, 0)

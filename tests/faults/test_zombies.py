@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from app.errors import EXIT_FENCED
+from errorcount.errors import EXIT_FENCED
 from tests.support import wait_until
 
 START = datetime(2035, 1, 1, 0, 0)

@@ -3,9 +3,9 @@
 
 from collections import Counter
 
-import produce
 import pytest
 
+from errorcount.tools import produce
 from tests.support import catch_up, error_log, ledger, query, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.support import ROOT, dotenv
+from tests.support import ROOT, local_stack
 
 
 def compose_config() -> str:
@@ -21,7 +21,7 @@ def compose_config() -> str:
 
 
 def test_compose_file_is_valid_and_pinned_like_the_native_stack():
-    env = dotenv()
+    env = local_stack()
     text = compose_config()
     assert f"image: apache/kafka:{env['KAFKA_VERSION']}" in text
     assert f"image: mysql:{env['MYSQL_IMAGE_VERSION']}" in text

@@ -3,10 +3,9 @@
 import re
 from datetime import datetime
 
-import kafka_admin
-import produce
 import pytest
 
+from errorcount.tools import kafka_admin, produce
 from tests.support import catch_up, error_log, stored_offsets, unique
 
 START = datetime(2031, 5, 6, 23, 40)  # crosses midnight, so minute keys span two dates

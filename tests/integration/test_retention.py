@@ -6,12 +6,12 @@ import itertools
 import uuid
 from datetime import date, datetime, time, timedelta
 
-import produce
 import pytest
 
-from app import retention, sink
-from app.errors import ConfigError
-from tests.support import admin_connect, apply_schema, catch_up, dotenv, job_connection, ledger, query, unique, wait_until
+from errorcount import retention, store
+from errorcount.errors import ConfigError
+from errorcount.tools import produce
+from tests.support import admin_connect, apply_schema, catch_up, job_connection, ledger, local_stack, query, unique, wait_until
 
 pytestmark = pytest.mark.mysql
 
@@ -27,7 +27,7 @@ def seed_ledger(admin, job: str, topic: str, rows: list[tuple[int, datetime, int
     returns them as (epoch, committed_at, records, error_lines, rejected, before, after)."""
     seeded, offset = [], 0
     for epoch, at, records in rows:
-        before, after = sink.as_json({0: offset}), sink.as_json({0: offset + records})
+        before, after = store.as_json({0: offset}), store.as_json({0: offset + records})
         values = (epoch, at, records, records // 3, records % 4, before, after)
         query(admin, "INSERT INTO ingest_batches (job, topic, epoch, committed_at, records, error_lines, rejected, "
                      "offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", (job, topic, *values))
@@ -100,7 +100,7 @@ def test_the_startup_check_wants_the_delete_grants(admin):
     user, password = f"noret{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
     query(admin, f"CREATE USER '{user}'@'%%' IDENTIFIED BY %s", (password,))
     try:
-        query(admin, f"GRANT SELECT, INSERT, UPDATE ON `{dotenv()['MYSQL_DATABASE']}`.* TO '{user}'@'%%'")
+        query(admin, f"GRANT SELECT, INSERT, UPDATE ON `{local_stack()['MYSQL_DATABASE']}`.* TO '{user}'@'%%'")
         conn = job_connection(MYSQL_USER=user, MYSQL_PASSWORD=password)
         try:
             with pytest.raises(ConfigError, match="RETENTION_DAYS needs DELETE.*grants.sql.*RETENTION_DAYS=0"):
@@ -123,10 +123,10 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         query(admin, f"INSERT INTO `{database}`.ingest_batches (job, topic, epoch, records, error_lines, rejected, "
                      "offsets_before, offsets_after) VALUES ('j', 't', 1, 10, 2, 1, '{}', '{\"0\": 10}')")
         with pytest.raises(ConfigError, match=r"ingest_batches\.batches, rejected_lines\.rejected_lines_seen \(index\)"):
-            sink.verify_schema(conn, database)
+            store.verify_schema(conn, database)
         apply_schema(conn)
         apply_schema(conn)  # and again: a no-op
-        sink.verify_schema(conn, database)
+        store.verify_schema(conn, database)
         assert query(admin, f"SELECT records, batches FROM `{database}`.ingest_batches") == [(10, 1)]
         index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
                              "AND index_name = 'rejected_lines_seen' ORDER BY seq_in_index", (database,))

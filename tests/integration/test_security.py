@@ -8,13 +8,13 @@ import urllib.request
 from datetime import datetime
 from pathlib import Path
 
-import produce
 import pymysql
 import pytest
 
-from app import sink
-from app.config import load_config
-from tests.support import app_password, apply_sql_file, catch_up, dotenv, job_connection, query, unique
+from errorcount import store
+from errorcount.config import load_config
+from errorcount.tools import produce
+from tests.support import app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
 pytestmark = pytest.mark.mysql
 
@@ -23,7 +23,7 @@ UI_PORT = 4057
 
 
 def app_connection() -> pymysql.Connection:
-    env = dotenv()
+    env = local_stack()
     return pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user=env["MYSQL_USER"],
                            password=app_password(), database=env["MYSQL_DATABASE"])
 
@@ -55,7 +55,7 @@ def test_secrets_never_reach_argv_logs_or_the_spark_ui(clean_error_log, make_top
     catch_up(admin, job, topic, driver)
 
     cmdlines = all_cmdlines()
-    assert "app/main.py" in cmdlines  # the driver is really there to be inspected
+    assert "errorcount/main.py" in cmdlines  # the driver is really there to be inspected
     assert password not in cmdlines and KAFKA_SECRET not in cmdlines
     app_id = json.loads(spark_ui(""))[0]["id"]
     for page in ("/environment", "/sql", "/jobs"):
@@ -84,15 +84,15 @@ def test_names_with_quotes_and_unicode_round_trip(admin):
     topic = "t'ö\"🚀"
     env = {**os.environ, "MYSQL_PASSWORD": app_password(), "MYSQL_PASSWORD_FILE": ""}
     cfg = load_config([], {k: v for k, v in env.items() if k in ("MYSQL_PASSWORD", "MYSQL_PORT")})
-    conn = sink.connect(cfg)
+    conn = store.connect(cfg)
     try:
-        epoch = sink.acquire_lease(conn, job, "test ünïcode owner")
-        assert sink.acquire_lease(conn, job, "again") == epoch + 1
-        write = sink.BatchWrite(offsets_before={}, offsets_after={0: 5, 3: 9}, records=14, rejected=1,
+        epoch = store.acquire_lease(conn, job, "test ünïcode owner")
+        assert store.acquire_lease(conn, job, "again") == epoch + 1
+        write = store.BatchWrite(offsets_before={}, offsets_after={0: 5, 3: 9}, records=14, rejected=1,
                                 dead_letters=[(3, 8, "bad_level", "é'\"".encode())])
-        sink.commit_batch(conn, job, topic, epoch + 1, write)
-        assert sink.load_offsets(conn, job, topic) == {0: 5, 3: 9}
-        assert sink.load_offsets(conn, job.upper(), topic) == {}  # byte-wise: a different job
+        store.commit_batch(conn, job, topic, epoch + 1, write)
+        assert store.load_offsets(conn, job, topic) == {0: 5, 3: 9}
+        assert store.load_offsets(conn, job.upper(), topic) == {}  # byte-wise: a different job
         with conn.cursor() as cursor:
             cursor.execute("SELECT job, topic, records FROM ingest_batches WHERE job = %s", (job,))
             assert cursor.fetchall() == ((job, topic, 14),)
@@ -123,14 +123,14 @@ def test_the_job_user_logs_in_without_tls_too(admin):
     RSA key (PyMySQL needs `cryptography` for it). FLUSH PRIVILEGES empties the server's login cache,
     so this is the full login, not the cached fast path. On MariaDB: its native password login."""
     query(admin, "FLUSH PRIVILEGES")
-    cfg = load_config([], {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": dotenv()["MYSQL_PORT"]})
-    plain = pymysql.connect(**sink.connect_args(cfg), ssl_disabled=True)
+    cfg = load_config([], {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": local_stack()["MYSQL_PORT"]})
+    plain = pymysql.connect(**store.connect_args(cfg), ssl_disabled=True)
     try:
         with plain.cursor() as cursor:
             cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
             assert not cursor.fetchone()[1]
             cursor.execute("SELECT CURRENT_USER()")
-            assert cursor.fetchone()[0].startswith(dotenv()["MYSQL_USER"] + "@")
+            assert cursor.fetchone()[0].startswith(local_stack()["MYSQL_USER"] + "@")
     finally:
         plain.close()
 
@@ -145,7 +145,7 @@ def test_a_server_certificate_the_ca_did_not_sign_is_refused():
 def test_grants_sql_gives_exactly_the_job_grants_whatever_the_user_held(admin, held):
     """sql/grants.sql on a user with no grant at all (MySQL 8 refused its REVOKE: error 1141) and
     on one with ALL on the database (as the mysql image creates MYSQL_USER); twice: idempotent."""
-    user, database = unique("g"), dotenv()["MYSQL_DATABASE"]
+    user, database = unique("g"), local_stack()["MYSQL_DATABASE"]
     query(admin, f"CREATE USER '{user}'@'%%' IDENTIFIED BY 'x-{user}'")
     try:
         if held != "nothing":

@@ -1,8 +1,8 @@
 """How a batch's size is known before it runs (the committer's choice of plan)."""
 
-from app.batch import BatchCommitter
-from app.config import load_config
-from app.retention import Retention
+from errorcount.batch import BatchCommitter
+from errorcount.config import load_config
+from errorcount.retention import Retention
 
 
 def offset_log(directory, batch_id: int, ends: dict[int, int]) -> None:

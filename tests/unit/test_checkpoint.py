@@ -2,7 +2,7 @@ import os
 import subprocess
 import sys
 
-from app import checkpoint
+from errorcount import checkpoint
 
 
 def dead_pid() -> int:

@@ -2,7 +2,7 @@
 
 from pyspark.sql import functions as F
 
-from app.columns import once_per_app
+from errorcount.columns import once_per_app
 
 
 def test_once_per_app_builds_once_and_reuses(spark):

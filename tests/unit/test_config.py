@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from app.config import KEYS, load_config
-from app.errors import ConfigError
+from errorcount.config import PUBLIC, load_config
+from errorcount.errors import ConfigError
 
 BASE_ENV = {"MYSQL_PASSWORD": "env-secret-1"}
 
@@ -92,7 +92,7 @@ def test_shipped_config_file_names_every_key():
     shipped = Path(__file__).resolve().parents[2] / "conf" / "errorcount.conf"
     cfg = load_config(["--config", str(shipped)], {})
     text = shipped.read_text(encoding="utf-8")
-    assert [key for key in KEYS if f"\n{key} =" not in text] == []
+    assert [s.name for s in PUBLIC if f"\n{s.name} =" not in text] == []
     assert cfg.job_name == "error-counter"
 
 

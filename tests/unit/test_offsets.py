@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from app.errors import DataLossError
-from app.offsets import advance, check_no_overlap, describe_gaps, find_gaps, minute_key, starting_offsets_json
+from errorcount.errors import DataLossError
+from errorcount.offsets import advance, check_no_overlap, describe_gaps, find_gaps, minute_key, starting_offsets_json
 
 
 def test_starting_offsets_cover_every_partition():

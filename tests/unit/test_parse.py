@@ -4,8 +4,8 @@ from datetime import datetime
 
 from chispa import assert_df_equality
 
-from app import parse
-from app.parse import classify_lines_df
+from errorcount import parse
+from errorcount.parse import classify_lines_df
 
 OUT_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary"
 

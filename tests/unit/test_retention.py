@@ -3,7 +3,7 @@ tests/integration/test_retention.py)."""
 
 from datetime import datetime
 
-from app.retention import LedgerRow, Merge, Plan, plan_merges
+from errorcount.retention import LedgerRow, Merge, Plan, plan_merges
 
 CUTOFF = datetime(2026, 3, 10, 15, 30)  # days up to 2026-03-09 are old enough
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from app.errors import FencedError, UnavailableError
-from app.retry import StopRequested, retry, stoppable_sleep
+from errorcount.errors import FencedError, UnavailableError
+from errorcount.retry import StopRequested, retry, stoppable_sleep
 
 
 class FakeTime:

@@ -4,9 +4,9 @@ calls reach HDFS or S3 on a cluster)."""
 import logging
 import threading
 
-from app.config import load_config
-from app.job import Job
-from app.stop_marker import POLL_SECONDS, StopMarker
+from errorcount.config import load_config
+from errorcount.job import Job
+from errorcount.stop_marker import POLL_SECONDS, StopMarker
 
 
 class Clock:

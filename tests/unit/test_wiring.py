@@ -6,10 +6,10 @@ import re
 import threading
 from pathlib import Path
 
-from app import faults
-from app.config import load_config
-from app.kafka_meta import client_options, source_options
-from app.sink import connect_args
+from errorcount import faults
+from errorcount.config import load_config
+from errorcount.kafka_meta import client_options, source_options
+from errorcount.store import connect_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SASL_ENV = {

@@ -1,14 +1,14 @@
 """What submit-yarn.sh ships: the resolved configuration must load in the container exactly as it
 resolved on the submitting host, secrets only in the 0600 file; the app zip is reproducible."""
 
+import dataclasses
 import os
+import shutil
 import stat
 import zipfile
 
-import package
-import yarn_conf
-
-from app.config import load_config
+from errorcount.config import load_config
+from errorcount.tools import package, yarn_conf
 
 ENV = {"KAFKA_TOPIC": "t-env", "JOB_NAME": "job-env", "MYSQL_PASSWORD": "pw-hunter2", "STOP_MARKER": "hdfs:///x/STOP",
        "KAFKA_OPT_SASL_JAAS_CONFIG": "mod required password=\"hunter2\";", "KAFKA_OPT_SECURITY_PROTOCOL": "SASL_SSL",
@@ -28,7 +28,8 @@ def test_resolved_config_loads_in_the_container_as_on_the_submitter(tmp_path, mo
     for name in ENV:
         monkeypatch.delenv(name)
     container = load_config(["--config", "errorcount.conf"], {})
-    assert container == submitter
+    assert container.secrets_file == "errorcount-secrets"  # the shipped file, in place of the submitter's
+    assert dataclasses.replace(container, secrets_file="") == submitter
     assert (container.mysql_password, container.kafka_options) == (submitter.mysql_password, submitter.kafka_options)
 
     shipped = (tmp_path / "errorcount.conf").read_text(encoding="utf-8")
@@ -47,9 +48,15 @@ def test_invalid_config_stops_the_submission_with_exit_2(tmp_path, monkeypatch, 
 def test_app_zip_is_byte_for_byte_reproducible(tmp_path):
     first, second = tmp_path / "a.zip", tmp_path / "b.zip"
     package.app_zip(first)
-    (package.ROOT / "app" / "__pycache__").mkdir(exist_ok=True)  # compiled files never enter it
-    package.app_zip(second)
+    # On a copy of the sources (the checkout stays clean): compiled files never enter the zip.
+    copy = tmp_path / "tree"
+    shutil.copytree(package.ROOT / "errorcount", copy / "errorcount", ignore=shutil.ignore_patterns("__pycache__"))
+    compiled = copy / "errorcount" / "__pycache__"
+    compiled.mkdir()
+    (compiled / "job.cpython-311.pyc").write_bytes(b"not source")
+    package.app_zip(second, copy)
     assert first.read_bytes() == second.read_bytes()
     names = zipfile.ZipFile(first).namelist()
-    assert "app/main.py" in names and "app/job.py" in names
-    assert all(name.endswith(".py") and name.startswith("app/") for name in names)
+    assert "errorcount/main.py" in names and "errorcount/job.py" in names
+    assert all(name.endswith(".py") and name.startswith("errorcount/") for name in names)
+    assert not any(name.startswith("errorcount/tools/") for name in names)  # confluent-kafka is not shipped

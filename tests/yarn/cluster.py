@@ -8,10 +8,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import kafka_admin
 import pyspark
 
-from tests.support import APP_PASSWORD_FILE, LOGS, ROOT, dotenv, wait_until
+from errorcount.tools import kafka_admin
+from tests.support import APP_PASSWORD_FILE, LOGS, ROOT, local_stack, wait_until
 
 CONF_DIR = ROOT / ".local" / "yarn" / "conf"
 NM_LOGS = ROOT / ".local" / "yarn" / "target"
@@ -33,7 +33,7 @@ def job_env(job: str, topic: str, marker: Path, **settings: str) -> dict[str, st
     return {**os.environ, "HADOOP_CONF_DIR": str(CONF_DIR), "YARN_JAVA_HOME": java_home(),
             "SPARK_YARN_JARS": f"local:{SPARK_JARS}/*", "SPARK_SUBMIT_EXTRA": " ".join(extra),
             "JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
-            "MYSQL_PORT": dotenv()["MYSQL_PORT"], "MYSQL_PASSWORD_FILE": str(APP_PASSWORD_FILE),
+            "MYSQL_PORT": local_stack()["MYSQL_PORT"], "MYSQL_PASSWORD_FILE": str(APP_PASSWORD_FILE),
             "STOP_MARKER": f"file://{marker}", "TRIGGER_INTERVAL": "1 second", **settings}
 
 

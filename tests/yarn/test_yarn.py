@@ -5,10 +5,10 @@ finish exact; the stop marker and `yarn application -kill` must stop it with not
 import itertools
 from datetime import datetime
 
-import kafka_admin
 import pytest
 
-from app.errors import EXIT_FENCED
+from errorcount.errors import EXIT_FENCED
+from errorcount.tools import kafka_admin
 from tests.support import Scenario, app_password, stored_offsets, unique, wait_until
 from tests.yarn.cluster import ROOT, YarnApps, job_env
 

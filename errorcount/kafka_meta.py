@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 from pyspark.sql import DataFrame, SparkSession
 
-from app.config import Config
-from app.errors import ConfigError
-from app.retry import first_line
+from errorcount.config import Config
+from errorcount.errors import ConfigError
+from errorcount.retry import first_line
 
 
 class KafkaUnavailable(Exception):

@@ -8,7 +8,6 @@ the job's parser, so tests can compare the job's output with an independent expe
 """
 
 import argparse
-import os
 import random
 import sys
 from collections import Counter
@@ -17,8 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 from confluent_kafka import Producer
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kafka_admin  # noqa: E402  (sibling script)
+from errorcount.tools import kafka_admin
 
 LEVELS_OTHER = ["INFO", "WARN", "DEBUG", "[INFO]", "warn:", "Errors", "TRACE"]
 LEVELS_ERROR = ["ERROR", "error", "[ERROR]", "ERROR:", "[error]:", "Error"]
@@ -100,7 +98,7 @@ class Writer:
         self.partitions = partitions or kafka_admin.partition_count(topic)
         if not self.partitions:
             raise RuntimeError(f"topic {topic} has no partitions in the broker's metadata; "
-                               "create it first (scripts/kafka_admin.py create-topic)")
+                               "create it first (errorcount-topic create-topic NAME PARTITIONS)")
         self.failures: list = []
         self.producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
                                   "enable.idempotence": True, "message.max.bytes": 2_000_000})

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
 
-from app.columns import once_per_app
+from errorcount.columns import once_per_app
 
 
 @once_per_app

@@ -1,12 +1,12 @@
 """make chaos: a producer writes at a steady rate while the driver or the SQL server is SIGKILLed
-again and again, each kill aimed at a phase of the job (scripts/chaos_phases.py) and the phase it
+again and again, each kill aimed at a phase of the job (errorcount/tools/chaos_phases.py) and the phase it
 hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
 driver carries on). At the end error_log, kafka_offsets and the ledger must be exact.
 
     chaos.py [--lines 500000] [--partitions 4] [--kills 20] [--server-share 0.5] [--rate 1200]
              [--report docs/RELIABILITY.md]
 
-The expectation is computed here in plain Python from the generated lines (scripts/produce.py),
+The expectation is computed here in plain Python from the generated lines (errorcount/tools/produce.py),
 never from the job's parser. error_log is compared as a delta, so existing rows are left alone.
 Needs the stack up (make up), on either server (MYSQL_SERVER). Exit 0 only if nothing was lost
 and nothing was doubled.
@@ -25,19 +25,16 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-import admin_db
-import chaos_phases
-import kafka_admin
-import produce
-from admin_db import error_log, ledger, stored_offsets
-from admin_db import query as rows
+from errorcount.tools import ROOT, admin_db, chaos_phases, kafka_admin, produce
+from errorcount.tools.admin_db import error_log, ledger, stored_offsets
+from errorcount.tools.admin_db import query as rows
+from errorcount.tools.localenv import local_stack
 
-ROOT = Path(__file__).resolve().parents[1]
 START = datetime(2040, 1, 1, 0, 0)
 
 
 def mysql_port() -> str:
-    return admin_db.dotenv()["MYSQL_PORT"]
+    return local_stack()["MYSQL_PORT"]
 
 
 def lease_epoch(conn, job: str) -> int:
@@ -106,7 +103,7 @@ class Drivers:
 def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_share: float, conn, log,
                     began: float) -> list[tuple[str, str, str]]:
     """The kills: (what was killed, the phase aimed at, the phase observed) for each."""
-    hits, user = [], admin_db.dotenv()["MYSQL_USER"]
+    hits, user = [], local_stack()["MYSQL_USER"]
     for kill in range(kills):
         started = drivers.ensure_running()
         target = "server" if rng.random() < server_share else "driver"
@@ -169,7 +166,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         "lost": sum((expected - actual).values()), "doubled": sum((actual - expected).values()),
         "offsets_exact": stored_offsets(conn, job, topic) == kafka_admin.end_offsets(topic), "ledger_batches": batches,
         "ledger_records": ledger_records, "ledger_rejected": ledger_rejected,
-        "final_exit": final_rc, "wall_seconds": round(wall), "server": admin_db.dotenv()["MYSQL_SERVER"],
+        "final_exit": final_rc, "wall_seconds": round(wall), "server": local_stack()["MYSQL_SERVER"],
         "driver_kills": sum(t == "driver" for t, _a, _p in hits), "server_kills": sum(t == "server" for t, _a, _p in hits),
         "phases": dict(Counter(f"{t} / {p}" for t, _a, p in hits)),
     }
@@ -199,7 +196,7 @@ INTRO = (
     "# Reliability: figures from the latest `make chaos` on each SQL server\n\n"
     "A producer writes at a steady rate while the driver (wrapper, JVM and Python) or the SQL server is "
     "SIGKILLed, again and again. Each kill is aimed at a phase of the job (driver starting, batch running, "
-    "committing, idle; `scripts/chaos_phases.py`) and the phase it actually hit is observed from outside at "
+    "committing, idle; `errorcount/tools/chaos_phases.py`) and the phase it actually hit is observed from outside at "
     "the moment of the kill: the phase tables below count those. A killed driver is restarted; a killed "
     "server is started again (InnoDB crash recovery) and the running driver carries on. The expectation is "
     "a plain-Python count of every generated line; `lost` and `doubled` compare it minute by minute with "
@@ -236,7 +233,7 @@ def main() -> int:
     figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share)
     print(table(figures))
     if args.report:
-        command = (f"make chaos (scripts/chaos.py --lines {args.lines} --partitions {args.partitions} "
+        command = (f"make chaos (python -m errorcount.tools.chaos --lines {args.lines} --partitions {args.partitions} "
                    f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate})")
         write_report(Path(args.report), figures, command)
     return 0 if figures["ok"] else 1

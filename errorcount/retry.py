@@ -5,7 +5,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from app.errors import JobStop, UnavailableError
+from errorcount.errors import JobStop, UnavailableError
 
 log = logging.getLogger("errorcount.retry")
 T = TypeVar("T")

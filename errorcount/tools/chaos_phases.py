@@ -17,8 +17,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-import admin_db
-from admin_db import query
+from errorcount.tools import admin_db
+from errorcount.tools.admin_db import query
 
 PHASES = ("driver starting", "batch running", "committing", "idle")
 UI_PORT = 4071  # chaos drivers' Spark UI, read for running jobs

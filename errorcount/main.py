@@ -1,6 +1,6 @@
-"""Driver: read config, build the session, run the job (app/job.py), exit with its code.
+"""Driver: read config, build the session, run the job (errorcount/job.py), exit with its code.
 
-Run with spark-submit (scripts/run.sh). Exit codes are listed in app/errors.py.
+Run with spark-submit (scripts/run.sh). Exit codes are listed in errorcount/errors.py.
 """
 
 import logging
@@ -13,10 +13,10 @@ import time
 
 from pyspark.sql import SparkSession
 
-from app import errors
-from app.config import Config, load_config
-from app.errors import ConfigError, JobStop
-from app.job import Job
+from errorcount import errors
+from errorcount.config import Config, load_config
+from errorcount.errors import ConfigError, JobStop
+from errorcount.job import Job
 
 log = logging.getLogger("errorcount")
 ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log

@@ -6,14 +6,12 @@ password comes from MYSQL_PASSWORD_FILE, MYSQL_PASSWORD, or the local stack's se
 
 import os
 import sys
-from pathlib import Path
 
 import pymysql
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from app.config import load_config  # noqa: E402
-from app.errors import ConfigError  # noqa: E402
+from errorcount.config import load_config
+from errorcount.errors import ConfigError
+from errorcount.tools import ROOT
 
 
 def main() -> int:

@@ -4,7 +4,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from app.errors import DataLossError
+from errorcount.errors import DataLossError
 
 EARLIEST, LATEST = -2, -1  # Spark's startingOffsets sentinels
 _EPOCH = datetime(1970, 1, 1)

@@ -7,12 +7,12 @@ import time
 
 from pyspark.sql import DataFrame
 
-from app import checkpoint, faults, offsets, sink
-from app.aggregate import batch_summary_df, dead_letter_slots, summarize
-from app.config import Config
-from app.errors import FencedError, JobStop
-from app.retention import Retention
-from app.retry import retry
+from errorcount import checkpoint, faults, offsets, store
+from errorcount.aggregate import batch_summary_df, dead_letter_slots, summarize
+from errorcount.config import Config
+from errorcount.errors import FencedError, JobStop
+from errorcount.retention import Retention
+from errorcount.retry import retry
 
 log = logging.getLogger("errorcount.batch")
 
@@ -71,7 +71,7 @@ class BatchCommitter:
             return
         offsets.check_no_overlap(self.expected, summary.ranges)
         counted = time.monotonic()
-        write = sink.BatchWrite(
+        write = store.BatchWrite(
             offsets_before=self.expected, offsets_after=offsets.advance(self.expected, summary.ranges),
             records=summary.records, errors=summary.errors, rejected=summary.rejected,
             minute_counts=summary.minute_counts, dead_letters=summary.dead_letters)
@@ -102,7 +102,7 @@ class BatchCommitter:
             return None  # e.g. a partition without a stored offset, starting at 'earliest'
         return sum(max(end - starts[partition], 0) for partition, end in ends.items())
 
-    def commit(self, write: sink.BatchWrite, batch_id: int) -> None:
+    def commit(self, write: store.BatchWrite, batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
         broke during COMMIT, the stored offsets tell what happened: the batch's own offsets mean
         it was applied, the previous ones mean it was not (commit again), anything else means
@@ -111,11 +111,11 @@ class BatchCommitter:
 
         def attempt() -> None:
             try:
-                sink.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, write)
-            except sink.CommitOutcomeUnknown as unknown:
+                store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, write)
+            except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
-                stored = retry("re-reading the stored offsets", lambda: sink.load_offsets(
-                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, sink.is_transient)
+                stored = retry("re-reading the stored offsets", lambda: store.load_offsets(
+                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, store.is_transient)
                 if stored == write.offsets_after:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)
                     return
@@ -126,4 +126,4 @@ class BatchCommitter:
                                   "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,
-              lambda error: isinstance(error, RetryCommit) or sink.is_transient(error))
+              lambda error: isinstance(error, RetryCommit) or store.is_transient(error))

@@ -1,15 +1,15 @@
 """Builds the YARN bundle (`make package`) into one directory:
 
-  errorcount-app.zip     the app/ package, for --py-files; byte-for-byte reproducible (sorted
+  errorcount-app.zip     the errorcount/ package without tools/, for --py-files; byte-for-byte reproducible (sorted
                          entries, fixed timestamps, sources only)
-  main.py                the driver script spark-submit starts (app/main.py)
+  main.py                the driver script spark-submit starts (errorcount/main.py)
   errorcount-env.tar.gz  a venv-pack archive of requirements-driver.txt, for --archives ...#environment
   jars/                  the Spark Kafka connector jars matching pyspark, for --jars
   conf/                  the conf/ files submit-yarn.sh reads (errorcount.conf is a template;
                          log4j2.properties is the submitting client's own logging)
   MANIFEST.txt           versions and the sha256 of every file above
 
-Usage: package.py OUTDIR JAR[,JAR...]
+Usage: errorcount-package OUTDIR JAR[,JAR...]  (python -m errorcount.tools.package)
 """
 
 import hashlib
@@ -22,16 +22,21 @@ from pathlib import Path
 
 import pyspark
 
-ROOT = Path(__file__).resolve().parents[1]
+from errorcount.tools import ROOT
+
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: no build clock in the bundle
 CONF_FILES = ("errorcount.conf", "spark-defaults.conf", "spark-yarn.conf", "log4j2.properties", "log4j2-yarn.properties")
 
 
-def app_zip(target: Path) -> None:
-    sources = sorted(path for path in (ROOT / "app").rglob("*.py") if "__pycache__" not in path.parts)
+def app_zip(target: Path, root: Path = ROOT) -> None:
+    """The driver's package: errorcount/ without tools/ (they need confluent-kafka) and without
+    compiled files, in a fixed order with fixed times."""
+    package = root / "errorcount"
+    sources = sorted(path for path in package.rglob("*.py")
+                     if "__pycache__" not in path.parts and path.relative_to(package).parts[0] != "tools")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for path in sources:
-            info = zipfile.ZipInfo(path.relative_to(ROOT).as_posix(), ZIP_TIME)
+            info = zipfile.ZipInfo(path.relative_to(root).as_posix(), ZIP_TIME)
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
             bundle.writestr(info, path.read_bytes())
 
@@ -62,14 +67,22 @@ def git_revision() -> str:
     return result.stdout.strip() or "unknown"
 
 
-def main(out: Path, jars: list[str]) -> None:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2:
+        sys.exit(__doc__)
+    build(Path(argv[0]).resolve(), [jar for jar in argv[1].split(",") if jar])
+    return 0
+
+
+def build(out: Path, jars: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("jars", "conf"):
         shutil.rmtree(out / stale, ignore_errors=True)
     (out / "jars").mkdir()
     (out / "conf").mkdir()
     app_zip(out / "errorcount-app.zip")
-    shutil.copyfile(ROOT / "app" / "main.py", out / "main.py")
+    shutil.copyfile(ROOT / "errorcount" / "main.py", out / "main.py")
     env_archive(out.parent, out / "errorcount-env.tar.gz")
     for jar in jars:
         shutil.copyfile(jar, out / "jars" / os.path.basename(jar))
@@ -84,6 +97,4 @@ def main(out: Path, jars: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    main(Path(sys.argv[1]).resolve(), [jar for jar in sys.argv[2].split(",") if jar])
+    sys.exit(main())

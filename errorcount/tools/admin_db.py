@@ -1,29 +1,18 @@
 """Admin-side MySQL access for the tests, make chaos and make bench: the operator's view of
-what the job stored (independent of the job's own sink code)."""
+what the job stored (independent of the job's own store code)."""
 
-import os
 import re
 from collections import Counter
-from pathlib import Path
 
 import pymysql
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def dotenv() -> dict[str, str]:
-    """The pinned settings of .env; the environment wins, as in scripts/lib.sh."""
-    values = {}
-    for line in (ROOT / ".env").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            key, _, value = line.partition("=")
-            values[key.strip()] = value.strip()
-    return {**values, **{k: os.environ[k] for k in values if k in os.environ}}
+from errorcount.tools import ROOT
+from errorcount.tools.localenv import local_stack
 
 
 def connect(database: str | None = None) -> pymysql.Connection:
     """The admin account (root@127.0.0.1 of the local stack), autocommit."""
-    env = dotenv()
+    env = local_stack()
     password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text(encoding="utf-8").strip()
     return pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user="root", password=password,
                            database=database or env["MYSQL_DATABASE"], autocommit=True)

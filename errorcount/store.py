@@ -1,5 +1,5 @@
 """MySQL access: the connection, the schema check, the lease and the one transaction per batch
-(retention's pruning statements live in app/retention.py and run through transaction() too).
+(retention's pruning statements live in errorcount/retention.py and run through transaction() too).
 
 Statements are always parameterized. Writes happen only inside transaction(), which rolls back
 on any exception, so a batch's counts, offsets, dead letters and ledger row are committed together
@@ -15,10 +15,10 @@ import pymysql
 from dbutils.steady_db import SteadyDBConnection
 from dbutils.steady_db import connect as steady_connect
 
-from app import faults
-from app.config import Config
-from app.errors import ConfigError, FencedError
-from app.offsets import minute_key
+from errorcount import faults
+from errorcount.config import Config
+from errorcount.errors import ConfigError, FencedError
+from errorcount.offsets import minute_key
 
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},

@@ -13,7 +13,7 @@ import time
 
 from pyspark.sql import SparkSession
 
-from app.retry import first_line
+from errorcount.retry import first_line
 
 log = logging.getLogger("errorcount")
 POLL_SECONDS = 2.0  # one metadata call per poll: cheap for a NameNode, prompt enough for an operator

@@ -13,7 +13,7 @@ from datetime import datetime
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from app.columns import once_per_app, select_stages
+from errorcount.columns import once_per_app, select_stages
 
 # Java regex: \d is ASCII-only (fullwidth digits are rejected); \z is the very end of input.
 _TIME = r"\d{4}-\d{2}-\d{2}[ T](?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"

@@ -17,8 +17,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app import sink
-from app.errors import ConfigError
+from errorcount import store
+from errorcount.errors import ConfigError
 
 log = logging.getLogger("errorcount.retention")
 PASS_ROWS = 5000     # rows read or deleted per table per pass
@@ -99,10 +99,10 @@ def merge_of(run: Sequence[LedgerRow]) -> Merge:
 
 
 def check_ready(conn) -> None:
-    """Startup check for RETENTION_DAYS > 0: the DELETE grants (sink.verify_schema checks the
+    """Startup check for RETENTION_DAYS > 0: the DELETE grants (store.verify_schema checks the
     index). Raises ConfigError saying what to run."""
     try:
-        with sink.transaction(conn) as cursor:
+        with store.transaction(conn) as cursor:
             for probe in PROBE_DELETES:
                 cursor.execute(probe)
     except Exception as error:
@@ -127,7 +127,7 @@ def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0
     """Merges old ledger rows (read from id `from_id` on) and deletes old dead letters of this
     topic, each in its own transaction, while this instance holds the lease (else it does
     nothing: the next batch commit reports the takeover)."""
-    with sink.transaction(conn) as cursor:
+    with store.transaction(conn) as cursor:
         cursor.execute(LOCK_LEASE, (job,))
         lease = cursor.fetchone()
         if lease is None or int(lease[0]) != epoch:
@@ -143,7 +143,7 @@ def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0
             cursor.execute(UPDATE_MERGED, (row.records, row.error_lines, row.rejected, row.batches,
                                            row.offsets_before, row.id, job, topic))
             removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, row.id))
-    with sink.transaction(conn) as cursor:
+    with store.transaction(conn) as cursor:
         deleted = cursor.execute(DELETE_DEAD_LETTERS, (topic, cutoff, limit))
     more = (len(rows) == limit and not plan.reached_young) or deleted == limit
     return PassResult(removed, deleted, plan.resume_id, more)

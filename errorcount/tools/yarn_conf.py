@@ -13,10 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.config import KAFKA_ENV_PREFIX, KEYS, SECRET_OPTION, Config, load_config  # noqa: E402
-from app.errors import EXIT_CONFIG, ConfigError  # noqa: E402
+from errorcount.config import PUBLIC, Config, load_config
+from errorcount.errors import EXIT_CONFIG, ConfigError
+from errorcount.settings import KAFKA_ENV_PREFIX, SECRET_OPTION
 
 CONF_NAME, SECRETS_NAME = "errorcount.conf", "errorcount-secrets"
 
@@ -24,9 +23,9 @@ CONF_NAME, SECRETS_NAME = "errorcount.conf", "errorcount-secrets"
 def settings(cfg: Config) -> dict[str, str]:
     """Every KEY with its effective value; the two file paths are replaced by the shipped file."""
     values = {}
-    for key in KEYS:
-        value = getattr(cfg, key.lower(), "")
-        values[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    for setting in PUBLIC:
+        value = getattr(cfg, setting.field)
+        values[setting.name] = str(value).lower() if isinstance(value, bool) else str(value)
     values["MYSQL_PASSWORD_FILE"] = ""
     values["SECRETS_FILE"] = SECRETS_NAME
     return values
@@ -40,7 +39,8 @@ def secret_lines(cfg: Config) -> list[str]:
     return lines
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     out = Path(argv[0])
     try:
         cfg = load_config(argv[1:], os.environ)
@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
     values = settings(cfg)
     public = [f"{key} = {value}" for key, value in values.items()]
     public += [f"{name} = {value}" for name, value in sorted(cfg.kafka_options.items()) if not SECRET_OPTION.search(name)]
-    (out / CONF_NAME).write_text("# Resolved by scripts/yarn_conf.py at submission.\n" + "\n".join(public) + "\n",
+    (out / CONF_NAME).write_text("# Resolved by errorcount/tools/yarn_conf.py at submission.\n" + "\n".join(public) + "\n",
                                  encoding="utf-8")
     secrets = out / SECRETS_NAME
     fd = os.open(secrets, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -61,4 +61,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -100,7 +100,8 @@ def end_offsets(topic: str) -> dict[int, int]:
         consumer.close()
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     command, args = (argv[0], argv[1:]) if argv else ("", [])
     if command == "ready":
         return 0 if is_ready() else 1
@@ -120,4 +121,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -14,20 +14,20 @@ import time
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
-from app import checkpoint, errors, kafka_meta, offsets, progress, retention, sink
-from app.batch import BatchCommitter
-from app.config import Config
-from app.errors import DataLossError, JobStop
-from app.parse import classify_lines_df
-from app.retry import StopRequested, first_line, retry, stoppable_sleep
-from app.stop_marker import StopMarker
+from errorcount import checkpoint, errors, kafka_meta, offsets, progress, retention, store
+from errorcount.batch import BatchCommitter
+from errorcount.config import Config
+from errorcount.errors import DataLossError, JobStop
+from errorcount.parse import classify_lines_df
+from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
+from errorcount.stop_marker import StopMarker
 
 log = logging.getLogger("errorcount")
 MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW seconds
 RESTART_WINDOW = 600
 
 
-def yarn_reattempt(spark: SparkSession, env) -> sink.Reattempt | None:
+def yarn_reattempt(spark: SparkSession, env) -> store.Reattempt | None:
     """Set when this driver is a YARN re-attempt (attempt 2 or later) that knows when its
     application was submitted (the ResourceManager puts that in the AM's environment)."""
     attempt = spark.sparkContext._jsc.sc().applicationAttemptId()  # a Scala Option
@@ -37,7 +37,7 @@ def yarn_reattempt(spark: SparkSession, env) -> sink.Reattempt | None:
     if not submitted.isdigit():
         log.warning("YARN attempt %s without APP_SUBMIT_TIME_ENV: taking the job lease like a new start", attempt.get())
         return None
-    return sink.Reattempt(spark.sparkContext.applicationId, int(submitted))
+    return store.Reattempt(spark.sparkContext.applicationId, int(submitted))
 
 
 class QueryFailed(Exception):
@@ -61,7 +61,7 @@ class Job:
         return self.stop.is_set()
 
     def mysql(self, what: str, action):
-        return retry(what, action, self.cfg.retry_seconds, sink.is_transient, self.sleep)
+        return retry(what, action, self.cfg.retry_seconds, store.is_transient, self.sleep)
 
     def run(self) -> int:
         if self.marker.present():
@@ -76,13 +76,13 @@ class Job:
 
     def connect_and_supervise(self) -> int:
         cfg = self.cfg
-        conn = self.mysql("connecting to MySQL", lambda: sink.connect(cfg))
+        conn = self.mysql("connecting to MySQL", lambda: store.connect(cfg))
         try:
-            self.mysql("checking the schema", lambda: sink.verify_schema(conn, cfg.mysql_database))
+            self.mysql("checking the schema", lambda: store.verify_schema(conn, cfg.mysql_database))
             if cfg.retention_days:
                 self.mysql("checking what retention needs", lambda: retention.check_ready(conn))
             reattempt = yarn_reattempt(self.spark, os.environ)
-            epoch = self.mysql("taking the job lease", lambda: sink.acquire_lease(conn, cfg.job_name, self.owner, reattempt))
+            epoch = self.mysql("taking the job lease", lambda: store.acquire_lease(conn, cfg.job_name, self.owner, reattempt))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
             progress.install(self.spark)
             return self.supervise(conn, epoch)
@@ -109,7 +109,7 @@ class Job:
         """Reads the stored offsets and the topic, settles any data loss, returns the committer
         and the startingOffsets JSON for a new query."""
         cfg = self.cfg
-        stored = self.mysql("reading stored offsets", lambda: sink.load_offsets(conn, cfg.job_name, cfg.kafka_topic))
+        stored = self.mysql("reading stored offsets", lambda: store.load_offsets(conn, cfg.job_name, cfg.kafka_topic))
         topic = retry("reading topic metadata", lambda: kafka_meta.describe_topic(self.spark, cfg), cfg.retry_seconds,
                       lambda error: isinstance(error, kafka_meta.KafkaUnavailable), self.sleep)
         gaps = offsets.find_gaps(cfg.kafka_topic, stored, topic.earliest, topic.latest)
@@ -118,7 +118,7 @@ class Job:
         if gaps:
             resume = {gap.partition: gap.resume for gap in gaps}
             reason = "ON_DATA_LOSS=skip: " + "; ".join(f"partition {g.partition}: {g.why}" for g in gaps)
-            self.mysql("recording skipped offsets", lambda: sink.skip_offsets(
+            self.mysql("recording skipped offsets", lambda: store.skip_offsets(
                 conn, cfg.job_name, cfg.kafka_topic, epoch, stored, resume, reason))
             log.warning("skipped, as ON_DATA_LOSS=skip allows: %s", offsets.describe_gaps(cfg.kafka_topic, gaps))
             stored = {**stored, **resume}

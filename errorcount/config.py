@@ -1,0 +1,204 @@
+"""Job configuration: built-in defaults < config file < environment < command-line flags.
+
+Every setting is declared once in errorcount/settings.py; the Config type, the flags, the parsing
+and the validation below all come from that list. Secrets (MYSQL_PASSWORD, Kafka SASL/SSL
+passwords) are accepted only from the environment or a file, never from flags (visible in `ps`)
+or the shared config file.
+
+    python -m errorcount.config get KEY [--config FILE]   the effective value, as the job resolves it
+    python -m errorcount.config conf                      the generated conf/errorcount.conf
+    python -m errorcount.config docs PAGE                 puts the reference table into PAGE
+"""
+
+import argparse
+import dataclasses
+import os
+import re
+import sys
+from collections.abc import Mapping
+
+from errorcount.errors import EXIT_CONFIG, ConfigError
+from errorcount.settings import BY_NAME, KAFKA_ENV_PREFIX, SECRET_OPTION, SETTINGS, Setting, render_conf, with_table
+
+# Options the Spark Kafka source manages itself and rejects, see the Kafka integration guide.
+SPARK_MANAGED = {"auto.offset.reset", "enable.auto.commit", "key.deserializer",
+                 "value.deserializer", "interceptor.classes", "group.id"}
+PUBLIC = tuple(s for s in SETTINGS if not s.secret)
+SECRET_ENV = "MYSQL_PASSWORD"
+
+Config = dataclasses.make_dataclass(
+    "Config",
+    [(s.field, s.kind, dataclasses.field(repr=not s.secret)) for s in SETTINGS]
+    + [("kafka_options", dict, dataclasses.field(default_factory=dict, repr=False))],
+    frozen=True)
+Config.__module__ = __name__  # pickles and prints as errorcount.config.Config
+Config.__doc__ = "Validated settings of one job run (fields: errorcount/settings.py). Secrets never appear in repr()."
+
+
+def read_config_file(path: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Parses KEY = value lines; returns (settings, kafka.* options). Unknown keys are errors."""
+    settings, kafka = {}, {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}; pass an existing file with --config") from None
+    for number, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = (part.strip() for part in line.partition("="))
+        where = f"{path}:{number}"
+        if not sep:
+            raise ConfigError(f"{where}: expected KEY = value, got {line!r}")
+        if key.startswith("kafka."):
+            kafka[key] = value
+        elif key in BY_NAME and BY_NAME[key].secret:
+            raise ConfigError(f"{where}: {key} must not be in a config file; "
+                              f"set the environment variable or {key}_FILE")
+        elif key in BY_NAME:
+            settings[key] = value
+        else:
+            raise ConfigError(f"{where}: unknown key {key!r}; known keys: {', '.join(s.name for s in PUBLIC)} and kafka.*")
+    return settings, kafka
+
+
+def kafka_options_from_env(env: Mapping[str, str]) -> dict[str, str]:
+    return {"kafka." + name[len(KAFKA_ENV_PREFIX):].lower().replace("_", "."): value
+            for name, value in env.items() if name.startswith(KAFKA_ENV_PREFIX)}
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="errorcount", allow_abbrev=False,  # else --mysql-password would abbreviate --mysql-password-file
+        description="Count ERROR log lines per minute from Kafka into MySQL, exactly once.")
+    parser.add_argument("--config", help="config file (KEY = value lines); default: none")
+    for s in PUBLIC:
+        parser.add_argument(s.flag, dest=s.name, help=f"{s.doc} (env {s.name}; default {s.default!r})")
+    parser.add_argument("--kafka-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra Kafka client option, e.g. security.protocol=SSL (no secrets here)")
+    return parser.parse_args(argv)
+
+
+def merged_settings(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The raw text of every public setting after the precedence rules, and the file's kafka.* options."""
+    file_settings, file_kafka = read_config_file(args.config) if args.config else ({}, {})
+    merged = {s.name: s.default for s in PUBLIC}
+    merged.update(file_settings)
+    merged.update({s.name: env[s.name] for s in PUBLIC if env.get(s.name)})
+    merged.update({s.name: getattr(args, s.name) for s in PUBLIC if getattr(args, s.name) is not None})
+    return merged, file_kafka
+
+
+def load_config(argv: list[str], env: Mapping[str, str]) -> Config:
+    """Merges defaults, file, environment and flags, then validates; raises ConfigError."""
+    args = parse_args(argv)
+    merged, file_kafka = merged_settings(args, env)
+    cli_kafka = {}
+    for option in args.kafka_option:
+        name, sep, value = option.partition("=")
+        if not sep:
+            raise ConfigError(f"--kafka-option {option!r}: expected NAME=VALUE")
+        cli_kafka["kafka." + name.removeprefix("kafka.")] = value
+    for source, options in (("the config file", file_kafka), ("--kafka-option", cli_kafka)):
+        secret = next((name for name in options if SECRET_OPTION.search(name)), None)
+        if secret:
+            raise ConfigError(f"{secret} looks like a secret and must not come from {source}; "
+                              f"set it in the environment as {KAFKA_ENV_PREFIX}{secret[6:].upper().replace('.', '_')}")
+    if merged["SECRETS_FILE"]:
+        env = {**read_secrets_file(merged["SECRETS_FILE"]), **env}
+    kafka_options = {**file_kafka, **kafka_options_from_env(env), **cli_kafka}
+    merged[SECRET_ENV] = read_password(merged, env)
+    return validate(merged, kafka_options)
+
+
+def read_secrets_file(path: str) -> dict[str, str]:
+    """NAME=value lines (MYSQL_PASSWORD, KAFKA_OPT_*): how secrets reach a driver that runs in a
+    YARN container, where the submitter's environment does not follow (see scripts/submit-yarn.sh)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise ConfigError(f"cannot read SECRETS_FILE {path}: {error.strerror}") from None
+    secrets = {}
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        name, sep, value = raw.partition("=")
+        name = name.strip()
+        if not sep or not (name == SECRET_ENV or name.startswith(KAFKA_ENV_PREFIX)):
+            # The line itself may hold a secret: name its number only.
+            raise ConfigError(f"SECRETS_FILE {path}, line {number}: expected {SECRET_ENV}=... or "
+                              f"{KAFKA_ENV_PREFIX}NAME=...; fix that line")
+        secrets[name] = value
+    return secrets
+
+
+def read_password(merged: dict[str, str], env: Mapping[str, str]) -> str:
+    path = merged["MYSQL_PASSWORD_FILE"]
+    if path:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                return handle.read().rstrip("\r\n")
+        except OSError as error:
+            raise ConfigError(f"cannot read MYSQL_PASSWORD_FILE {path}: {error.strerror}") from None
+    return env.get(SECRET_ENV, "")
+
+
+def typed(s: Setting, text: str):
+    """One setting's value from its text, checked against its declaration; raises ConfigError."""
+    value = text.strip()
+    if s.kind is int:
+        if not re.fullmatch(r"\d+", value) or not s.low <= int(value) <= s.high:
+            raise ConfigError(f"{s.name} must be a whole number from {s.low} to {s.high}, got {text!r}")
+        return int(value)
+    if s.kind is bool:
+        if value.lower() not in ("true", "false"):
+            raise ConfigError(f"{s.name} must be true or false, got {text!r}")
+        return value.lower() == "true"
+    if s.choices:
+        chosen = next((c for c in s.choices if c.lower() == value.lower()), None)
+        if chosen is None:
+            raise ConfigError(f"{s.name} must be one of {', '.join(s.choices)}, got {text!r}")
+        return chosen
+    if s.pattern and not re.fullmatch(s.pattern, value):
+        raise ConfigError(f"{s.name} must be {s.shape}, got {text!r}")
+    return value
+
+
+def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
+    """The rules between settings; each setting's own rule comes from its declaration (typed)."""
+    managed = sorted(name for name in kafka_options if name[6:] in SPARK_MANAGED)
+    if managed:
+        raise ConfigError(f"Kafka options {managed} are managed by the job and Spark; remove them")
+    if bool(merged["MYSQL_SSL_CERT"]) != bool(merged["MYSQL_SSL_KEY"]):
+        raise ConfigError("MYSQL_SSL_CERT and MYSQL_SSL_KEY go together: set both or neither")
+    values = {s.field: (merged[s.name] if s.secret else typed(s, merged[s.name])) for s in SETTINGS}
+    return Config(**values, kafka_options=kafka_options)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["conf"]:
+        sys.stdout.write(render_conf())
+    elif argv[:1] == ["docs"] and len(argv) == 2:
+        with open(argv[1], encoding="utf-8") as handle:
+            page = with_table(handle.read())
+        with open(argv[1], "w", encoding="utf-8") as handle:
+            handle.write(page)
+    elif argv[:1] == ["get"] and len(argv) >= 2 and argv[1] in BY_NAME and not BY_NAME[argv[1]].secret:
+        try:
+            merged, _ = merged_settings(parse_args(argv[2:]), os.environ)
+            value = typed(BY_NAME[argv[1]], merged[argv[1]]) if merged[argv[1]] else ""
+            print(str(value).lower() if isinstance(value, bool) else value)
+        except ConfigError as error:
+            print(f"config error: {error.message}", file=sys.stderr)
+            return EXIT_CONFIG
+    else:
+        print(__doc__, file=sys.stderr)
+        return EXIT_CONFIG
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

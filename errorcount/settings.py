@@ -1,0 +1,153 @@
+"""Every setting of the job, declared once: name, type, default, bounds or choices, secret or not,
+one-line description, and the longer note the documented config file carries.
+
+Everything else derives from SETTINGS: the Config fields, validation, the flags, the environment
+and config-file keys (errorcount/config.py), conf/errorcount.conf and docs/configuration.md
+(`python -m errorcount.config conf|markdown`; a unit test fails when the committed files differ),
+and the values shell scripts and the bench read (`python -m errorcount.config get KEY`).
+Adding a setting is one entry here (docs/configuration.md shows one), then `make config-docs`.
+"""
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str                      # file key and environment variable; the flag is --name-in-kebab-case
+    kind: type                     # str, int or bool: the Config field's type
+    default: str
+    doc: str                       # one line: the flag's help and the reference table
+    note: str = ""                 # more lines for the config file and the reference
+    low: int = 0                   # int bounds, inclusive
+    high: int = 2**62
+    choices: tuple[str, ...] = ()  # the allowed values (compared in lower case, stored as written here)
+    pattern: str = ""              # a str value must match it in full (with `shape` saying how it should look)
+    shape: str = ""
+    secret: bool = False           # environment or a file only: never a flag or the config file, never printed
+    group: str = ""                # starts a section of the config file
+
+    @property
+    def field(self) -> str:
+        return self.name.lower()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.lower().replace("_", "-")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("KAFKA_BOOTSTRAP_SERVERS", str, "127.0.0.1:9092", "Kafka bootstrap servers, comma-separated",
+            pattern=r"\S.*", shape="host:port[,host:port...]", group="Kafka"),
+    Setting("KAFKA_TOPIC", str, "app-logs", "topic holding one log event per record",
+            pattern=r"[A-Za-z0-9._-]{1,249}", shape="a valid Kafka topic name"),
+    Setting("JOB_NAME", str, "error-counter", "names this job's offsets in MySQL; one running instance per name",
+            note="A second instance writing the same offsets is detected and stopped (\"fenced\", exit code 3).",
+            pattern=r".{1,200}", shape="1 to 200 characters"),
+    Setting("MYSQL_HOST", str, "127.0.0.1", "MySQL host", group="MySQL"),
+    Setting("MYSQL_PORT", int, "3306", "MySQL port", low=1, high=65535,
+            note="The local stack (make up) serves MySQL on the port this resolves to."),
+    Setting("MYSQL_DATABASE", str, "errorcount", "database holding error_log and kafka_offsets",
+            note="The local stack creates this database."),
+    Setting("MYSQL_USER", str, "errorcount", "MySQL user (needs SELECT, INSERT, UPDATE only; sql/grants.sql)",
+            note="The local stack creates this user with sql/grants.sql."),
+    Setting("MYSQL_PASSWORD", str, "", "the MySQL password", secret=True,
+            note="Environment, SECRETS_FILE or MYSQL_PASSWORD_FILE only; refused in this file and as a flag."),
+    Setting("MYSQL_PASSWORD_FILE", str, "", "file holding the MySQL password (first line); empty: env MYSQL_PASSWORD"),
+    Setting("SECRETS_FILE", str, "", "file of NAME=value lines for MYSQL_PASSWORD and KAFKA_OPT_* (0600)",
+            note="Meant for drivers in a YARN container, where the submitter's environment does not follow: "
+                 "submit-yarn.sh ships one. The environment wins over this file."),
+    Setting("MYSQL_CONNECT_TIMEOUT", int, "10", "seconds to wait for a MySQL connection", low=1, high=3600),
+    Setting("MYSQL_SSL_CA", str, "", "CA file: connect to MySQL over TLS and verify the server certificate",
+            note="Without it PyMySQL still encrypts when the server offers TLS, but verifies nothing."),
+    Setting("MYSQL_SSL_CERT", str, "", "client certificate file for MySQL TLS (with MYSQL_SSL_KEY)"),
+    Setting("MYSQL_SSL_KEY", str, "", "client key file for MySQL TLS (with MYSQL_SSL_CERT)"),
+    Setting("MYSQL_SSL_VERIFY_IDENTITY", bool, "true", "with MYSQL_SSL_CA: also check the server's host name"),
+    Setting("TRIGGER_INTERVAL", str, "1 second", "micro-batch interval (Spark processing-time trigger)",
+            pattern=r"\d+ (milliseconds?|seconds?|minutes?)", shape="'5 seconds'", group="Batches"),
+    Setting("MAX_OFFSETS_PER_TRIGGER", int, "500000", "most records per micro-batch (0 = no limit)",
+            note="Bounds batch size and memory while catching up on a backlog."),
+    Setting("SINGLE_TASK_MAX_RECORDS", int, "10000",
+            "batches of at most this many records run as one Spark task, without a shuffle (0 = never)",
+            note="Larger batches run one task per Kafka partition, in parallel."),
+    Setting("STARTING_OFFSETS", str, "earliest", "where partitions without stored offsets start",
+            note="Partitions with stored offsets always resume from MySQL.", choices=("earliest", "latest")),
+    Setting("KAFKA_TIMEOUT", int, "30", "seconds one Kafka metadata request may take", low=1, high=3600),
+    Setting("RETRY_SECONDS", int, "300", "how long MySQL/Kafka may be away before the job gives up (exit 5)",
+            note="Meanwhile it retries inside the running driver with backoff (0.5 s doubling to 10 s).",
+            high=7 * 24 * 3600, group="Failures and housekeeping"),
+    Setting("ON_DATA_LOSS", str, "fail", "stored offsets Kafka no longer holds: fail (exit 4) or skip (recorded)",
+            note="skip resumes at the earliest available offset and records the skipped range in "
+                 "skipped_offsets, in the same transaction.", choices=("fail", "skip")),
+    Setting("DEAD_LETTER_LIMIT", int, "1000", "most rejected records per batch kept in rejected_lines (0 = none)",
+            note="Beyond this they are only counted.", high=100_000),
+    Setting("RETENTION_DAYS", int, "30", "days dead letters and per-batch ledger rows are kept (0 = keep all)",
+            note="Older ledger rows are merged into one row per job, topic, epoch and UTC day, keeping every sum; "
+                 "error_log and the offsets are never pruned. Needs DELETE on those two tables (sql/grants.sql).",
+            high=36_500),
+    Setting("STOP_MARKER", str, "", "path (any Hadoop file system) whose existence stops the job at a batch boundary",
+            note="A running job stops after its in-flight batch commits (exit 0); a starting one exits 0 at once. "
+                 "submit-yarn.sh removes a stale marker before submitting."),
+    Setting("LOG_LEVEL", str, "INFO", "log level of the driver's own messages (Spark's: conf/log4j2.properties)",
+            choices=("DEBUG", "INFO", "WARNING", "ERROR")),
+)
+BY_NAME = {setting.name: setting for setting in SETTINGS}
+KAFKA_ENV_PREFIX = "KAFKA_OPT_"  # KAFKA_OPT_SECURITY_PROTOCOL=SSL -> kafka.security.protocol
+SECRET_OPTION = re.compile(r"password|jaas|secret|token", re.IGNORECASE)
+
+
+def _comment(text: str) -> list[str]:
+    words, lines, line = text.split(), [], "#"
+    for word in words:
+        if len(line) + 1 + len(word) > 100:
+            lines.append(line)
+            line = "#"
+        line += " " + word
+    return [*lines, line]
+
+
+def render_conf() -> str:
+    """conf/errorcount.conf: every non-secret setting at its default, documented."""
+    out = ["# Configuration of the error-log counter (KEY = value; '#' starts a comment). Generated from",
+           "# errorcount/settings.py by `make config-docs`: edit that file, not this one.",
+           "# Precedence: built-in default < this file < environment variable of the same name < flag",
+           "# (--kafka-topic, ...). `python -m errorcount.main --help` lists the flags.",
+           "# Secrets are never read from this file or from flags: MYSQL_PASSWORD comes from the environment,",
+           "# MYSQL_PASSWORD_FILE or SECRETS_FILE; Kafka secrets from KAFKA_OPT_* environment variables."]
+    for setting in SETTINGS:
+        if setting.group:
+            out += ["", f"# --- {setting.group} ---"]
+        text = setting.doc[0].upper() + setting.doc[1:] + "."
+        if setting.choices:
+            text += f" One of: {', '.join(setting.choices)}."
+        out += _comment(f"{text} {setting.note}".strip())
+        out.append(f"# {setting.name} = (secret: not here)" if setting.secret else f"{setting.name} = {setting.default}".rstrip())
+    out += ["", "# Kafka client options pass through with their kafka. prefix, e.g.",
+            "#   kafka.security.protocol = SASL_SSL", "#   kafka.sasl.mechanism = SCRAM-SHA-512",
+            "# Secret-looking options (password, jaas, secret, token) are refused here; set them in the",
+            "# environment instead: KAFKA_OPT_SASL_JAAS_CONFIG='org.apache...ScramLoginModule required ...;'"]
+    return "\n".join(out) + "\n"
+
+
+def render_markdown() -> str:
+    """The table of docs/configuration.md (between its generated-table markers)."""
+    rows = ["| key (env, file) | flag | type | default | allowed | description |", "|---|---|---|---|---|---|"]
+    for s in SETTINGS:
+        bounds = f"{s.low} to {s.high}" if s.high < 2**62 else f"{s.low} or more"
+        allowed = (", ".join(s.choices) if s.choices else bounds if s.kind is int
+                   else "true, false" if s.kind is bool else s.shape)
+        flag = "(env or file only)" if s.secret else f"`{s.flag}`"
+        default = f"`{s.default}`" if s.default else "(empty)"
+        text = f"{s.doc}. {s.note}".strip()
+        rows.append(f"| `{s.name}` | {flag} | {s.kind.__name__} | {default} | {allowed} | {text} |")
+    return "\n".join(rows) + "\n"
+
+
+TABLE_BEGIN, TABLE_END = "<!-- settings:begin (generated: make config-docs) -->", "<!-- settings:end -->"
+
+
+def with_table(page: str) -> str:
+    """docs/configuration.md with the generated table put between its markers."""
+    head, _, rest = page.partition(TABLE_BEGIN)
+    _, _, tail = rest.partition(TABLE_END)
+    return f"{head}{TABLE_BEGIN}\n{render_markdown()}{TABLE_END}{tail}"
