@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv jars up down status topic run produce counts test test-unit test-integration \
+.PHONY: help setup venv jars up down status topic run produce counts test test-unit test-integration \
         test-faults test-mysql chaos bench lint config-docs check compose-check schema clean package submit-yarn stop-yarn \
         yarn-up yarn-down yarn-test
 
@@ -23,6 +23,9 @@ $(STAMP): requirements.txt requirements-driver.txt pyproject.toml
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
+setup: ## Install the Debian packages the stack and tests need, once (root: MariaDB, docker-compose, ...)
+	@scripts/setup.sh
+
 venv: $(STAMP) ## Create .venv with the pinned Python dependencies
 
 jars: venv ## Resolve the Spark Kafka connector and Kafka broker jars into .local/jars
@@ -32,10 +35,10 @@ jars: venv ## Resolve the Spark Kafka connector and Kafka broker jars into .loca
 up: venv ## Start Kafka + MySQL (Docker if an engine answers, else native KRaft Kafka + MYSQL_SERVER: mariadb|mysql)
 	@scripts/stack.sh up
 
-down: ## Stop Kafka + the SQL server, whichever runs (data is kept in .local/ or the Docker volumes)
+down: venv ## Stop Kafka + the SQL server, whichever runs (data is kept in .local/ or the Docker volumes)
 	@scripts/stack.sh down
 
-status: ## Show whether Kafka and MySQL are up
+status: venv ## Show whether Kafka and MySQL are up
 	@scripts/stack.sh status
 
 schema: venv ## Apply sql/schema.sql to the configured MySQL (admin credentials)
@@ -53,6 +56,9 @@ produce: venv ## Write sample log lines to the topic (LINES=10000)
 counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
 	@$(PY) -m errorcount.tools.counts
 
+check: lint ## Lint + unit tests, no services (a couple of minutes): before each commit
+	$(PY) -m pytest -q tests/unit -m "not slow"
+
 config-docs: venv ## Regenerate conf/errorcount.conf and the table of docs/configuration.md from errorcount/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf
 	$(PY) -m errorcount.config docs docs/configuration.md
@@ -60,7 +66,7 @@ config-docs: venv ## Regenerate conf/errorcount.conf and the table of docs/confi
 lint: venv ## Lint Python code with ruff
 	$(VENV)/bin/ruff check errorcount tests bench
 
-compose-check: ## Validate docker-compose.yml with docker-compose config
+compose-check: venv ## Validate docker-compose.yml with docker-compose config
 	@scripts/stack.sh compose-check
 
 test-unit: venv ## Unit tests (one local SparkSession, no services)
@@ -95,13 +101,13 @@ stop-yarn: ## Stop the job on YARN at a batch boundary via its STOP_MARKER (KILL
 yarn-up: jars ## Start a local MiniYARNCluster (no HDFS) for tests; its config lands in .local/yarn/conf
 	@scripts/yarn-mini.sh up
 
-yarn-down: ## Stop the local MiniYARNCluster
+yarn-down: venv ## Stop the local MiniYARNCluster
 	@scripts/yarn-mini.sh down
 
 yarn-test: venv jars up yarn-up package ## The job on the local YARN: AM killed mid-stream, attempt 2 resumes exact, stop marker
 	$(PY) -m pytest tests/yarn
 
-test: venv jars lint compose-check up ## Lint, compose check, unit, integration, faults (CI adds make yarn-test)
+test: setup venv jars lint compose-check up ## Lint, compose check, unit, integration, faults (CI adds make yarn-test)
 	$(PY) -m pytest tests --ignore=tests/yarn
 
 clean: down yarn-down ## Stop the stack and delete .local (data, jars, secrets) and .venv

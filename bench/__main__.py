@@ -1,7 +1,7 @@
 """make bench: the job against Kafka's read ceiling, a pure-Python consumer and a naive UDF job,
 on one preloaded topic, then steady-state latency and a soak; every variant checked exact.
 
-    python -m bench [--lines N] [--partitions 4] [--only a,b,c,d,e,f] [--out bench]
+    python -m bench --help    (options and their defaults; make bench BENCH_LINES=...)
 
 Needs the stack up (make up). A full run writes bench/results.json and bench/RESULTS.md;
 a partial one (--only) writes to .local/bench/. The three ratios are printed last."""
@@ -55,17 +55,27 @@ def machine() -> str:
             f"{server} on the same host; Python {platform.python_version()}")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=int(os.environ.get("BENCH_LINES", DEFAULT_LINES)))
-    parser.add_argument("--partitions", type=int, default=int(os.environ.get("BENCH_PARTITIONS", 4)))
-    parser.add_argument("--seed", type=int, default=7)
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The module's text as written, and every option's default from its declaration."""
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument("--lines", type=int, default=int(os.environ.get("BENCH_LINES", DEFAULT_LINES)),
+                        help="corpus lines (env BENCH_LINES)")
+    parser.add_argument("--partitions", type=int, default=int(os.environ.get("BENCH_PARTITIONS", 4)),
+                        help="corpus topic partitions (env BENCH_PARTITIONS)")
+    parser.add_argument("--seed", type=int, default=7, help="corpus seed")
     parser.add_argument("--minutes", type=int, default=180, help="corpus time span")
-    parser.add_argument("--only", default=PHASES, help="phases to run, e.g. 'ab'")
-    parser.add_argument("--steady-seconds", type=float, default=60)
-    parser.add_argument("--soak-batches", type=int, default=1000)
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
+    parser.add_argument("--only", default=PHASES, help="phases to run, letters, e.g. 'ab' (a partial run writes to .local/bench)")
+    parser.add_argument("--steady-seconds", type=float, default=60, help="measured steady-state seconds (e)")
+    parser.add_argument("--soak-batches", type=int, default=1000, help="tiny batches of the soak (f)")
+    parser.add_argument("--out", type=Path, default=None, help="results directory (default: bench/ for a full run)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     out = args.out or (ROOT / "bench" if set(args.only) >= set(PHASES) else ROOT / ".local" / "bench")
     run_dir = ROOT / ".local" / "bench" / f"run-{datetime.now(UTC):%Y%m%dT%H%M%S}"
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -9,15 +9,12 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-BATCH_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO errorcount\.batch: batch (\d+): records=(\d+) "
-                        r".* count_ms=(\d+) commit_ms=(\d+) batch_ms=(\d+)$", re.MULTILINE)
+from errorcount import logline
 
+ROOT = Path(__file__).resolve().parents[1]
 NMT_LINE = re.compile(r"^-\s+(\S[^(]*?)\s+\(reserved=\d+KB, committed=(\d+)KB", re.MULTILINE)
-SPARK_LINE = re.compile(r"INFO errorcount\.progress: spark batch \d+: rows=\d+ (.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -33,12 +30,9 @@ class BatchLog:
 
 
 def batch_logs(text: str) -> list[BatchLog]:
-    """The driver's 'batch N: records=... commit_ms=... batch_ms=...' lines (log times are UTC)."""
-    found = []
-    for stamp, _batch, *figures in BATCH_LINE.findall(text):
-        done = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=UTC).timestamp()
-        found.append(BatchLog(done, *(int(f) for f in figures)))
-    return found
+    """The driver's batch lines (errorcount/logline.py)."""
+    return [BatchLog(r.logged_at, r.int("records"), r.int("count_ms"), r.int("commit_ms"), r.int("batch_ms"))
+            for r in logline.parse(text, logline.BATCH)]
 
 
 def warm_rate(batches: list[BatchLog]) -> tuple[float | None, int]:
@@ -56,8 +50,8 @@ def warm_rate(batches: list[BatchLog]) -> tuple[float | None, int]:
 
 def spark_steps_p50(text: str, skip: int = 10) -> dict[str, int]:
     """Median of each step of Spark's own batch timing (errorcount/progress.py's lines), after `skip` batches."""
-    runs = [dict((name, int(ms)) for name, ms in (pair.split("=") for pair in line.split()))
-            for line in SPARK_LINE.findall(text)][skip:]
+    runs = [{name: int(ms) for name, ms in r.fields.items() if name != "rows"}
+            for r in logline.parse(text, logline.SPARK_BATCH)][skip:]
     return {name: sorted(run[name] for run in runs)[len(runs) // 2] for name in (runs[0] if runs else {})}
 
 

@@ -7,7 +7,7 @@ import time
 
 from pyspark.sql import DataFrame
 
-from errorcount import checkpoint, faults, offsets, store
+from errorcount import checkpoint, faults, logline, offsets, store
 from errorcount.aggregate import batch_summary_df, dead_letter_slots, summarize
 from errorcount.config import Config
 from errorcount.errors import FencedError, JobStop
@@ -75,6 +75,7 @@ class BatchCommitter:
             offsets_before=self.expected, offsets_after=offsets.advance(self.expected, summary.ranges),
             records=summary.records, errors=summary.errors, rejected=summary.rejected,
             minute_counts=summary.minute_counts, dead_letters=summary.dead_letters)
+        faults.fail_point("query_fails")
         faults.crash_point("before_transaction")
         commit_started = time.monotonic()
         self.commit(write, batch_id)
@@ -83,11 +84,11 @@ class BatchCommitter:
         self.expected = write.offsets_after
         # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
         # transaction; batch_ms: all of it.
-        log.info("batch %d: records=%d errors=%d rejected=%d dead_letters=%d minutes=%d offsets=%s plan=%s "
-                 "count_ms=%d commit_ms=%d batch_ms=%d", batch_id, summary.records, summary.errors, summary.rejected,
-                 len(summary.dead_letters), len(summary.minute_counts), dict(sorted(write.offsets_after.items())),
-                 "one-task" if one_task else "parallel",
-                 (counted - started) * 1000, (done - commit_started) * 1000, (done - started) * 1000)
+        log.info("%s", logline.line(
+            logline.BATCH, batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
+            dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=write.offsets_after,
+            plan="one-task" if one_task else "parallel", count_ms=int((counted - started) * 1000),
+            commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000)))
         self.retention.after_commit(self.conn, self.cfg.job_name, self.cfg.kafka_topic, self.epoch)
 
     def planned_records(self, batch_id: int) -> int | None:
@@ -115,7 +116,8 @@ class BatchCommitter:
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
                 stored = retry("re-reading the stored offsets", lambda: store.load_offsets(
-                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, store.is_transient)
+                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, store.is_transient,
+                    describe=store.failure_text(cfg))
                 if stored == write.offsets_after:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)
                     return
@@ -126,4 +128,4 @@ class BatchCommitter:
                                   "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,
-              lambda error: isinstance(error, RetryCommit) or store.is_transient(error))
+              lambda error: isinstance(error, RetryCommit) or store.is_transient(error), describe=store.failure_text(cfg))

@@ -8,6 +8,8 @@ ERRORCOUNT_FAULT=POINT or POINT@N fires at the N-th time (default 1st) the drive
                          running, right after it): always before the batch's transaction
   commit_lost_applied    COMMIT succeeds but the driver sees a lost connection (outcome unknown)
   commit_lost_unapplied  the connection is lost before COMMIT reaches the server (outcome unknown)
+  query_fails            the batch raises an error (not a JobStop) before its transaction: the
+                         query fails and the driver starts it again from MySQL's offsets
 """
 
 import contextlib
@@ -45,6 +47,15 @@ def die() -> None:
 def crash_point(point: str) -> None:
     if fires(point):
         die()
+
+
+class InjectedFailure(RuntimeError):
+    """What fail_point raises: an ordinary error, as a bug or a lost executor would be."""
+
+
+def fail_point(point: str) -> None:
+    if fires(point):
+        raise InjectedFailure(f"fault {point}: this batch fails on purpose (ERRORCOUNT_FAULT)")
 
 
 @contextlib.contextmanager

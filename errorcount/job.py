@@ -14,7 +14,7 @@ import time
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
-from errorcount import checkpoint, errors, kafka_meta, offsets, progress, retention, store
+from errorcount import checkpoint, errors, kafka_meta, logline, offsets, progress, retention, store
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
 from errorcount.errors import DataLossError, JobStop
@@ -52,6 +52,7 @@ class Job:
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
         self.sleep = stoppable_sleep(self.stop_requested)
         self.retention = retention.Retention(cfg.retention_days)  # outlives query restarts
+        self.queries = 0  # started by this driver
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -61,7 +62,8 @@ class Job:
         return self.stop.is_set()
 
     def mysql(self, what: str, action):
-        return retry(what, action, self.cfg.retry_seconds, store.is_transient, self.sleep)
+        return retry(what, action, self.cfg.retry_seconds, store.is_transient, self.sleep,
+                     describe=store.failure_text(self.cfg))
 
     def run(self) -> int:
         if self.marker.present():
@@ -139,6 +141,8 @@ class Job:
                      .trigger(processingTime=self.cfg.trigger_interval)
                      .foreachBatch(committer)
                      .start())
+            self.queries += 1
+            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=committer.epoch, resuming=committer.expected))
             try:
                 while query.isActive and not self.stop_requested():
                     query.awaitTermination(0.5)

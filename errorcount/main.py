@@ -13,7 +13,7 @@ import time
 
 from pyspark.sql import SparkSession
 
-from errorcount import errors
+from errorcount import errors, logline
 from errorcount.config import Config, load_config
 from errorcount.errors import ConfigError, JobStop
 from errorcount.job import Job
@@ -54,8 +54,7 @@ def configure_logging(env) -> None:
                                                        maxBytes=ROLL_BYTES, backupCount=ROLL_FILES)
     else:
         handler = logging.StreamHandler(sys.stderr)
-    logging.basicConfig(handlers=[handler], level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(handlers=[handler], level=logging.INFO, format=logline.LOG_FORMAT)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,8 @@ import logging
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQueryListener
 
+from errorcount import logline
+
 log = logging.getLogger("errorcount.progress")
 
 # Spark's durationMs keys -> the names logged: the whole trigger, the foreachBatch call, writing
@@ -17,8 +19,8 @@ STEPS = {"triggerExecution": "trigger_ms", "addBatch": "foreach_batch_ms", "walC
 
 def progress_line(batch_id: int, rows: int, durations: dict[str, int]) -> str:
     """The logged text for one batch's progress event (durations: Spark's durationMs)."""
-    steps = " ".join(f"{name}={durations.get(key, 0)}" for key, name in STEPS.items())
-    return f"spark batch {batch_id}: rows={rows} {steps}"
+    return logline.line(logline.SPARK_BATCH, batch_id, rows=rows,
+                        **{name: durations.get(key, 0) for key, name in STEPS.items()})
 
 
 class ProgressLogger(StreamingQueryListener):

@@ -38,9 +38,11 @@ def first_line(error: BaseException) -> str:
 
 
 def retry(what: str, action: Callable[[], T], seconds: float, transient: Callable[[BaseException], bool],
-          sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> T:
+          sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+          describe: Callable[[BaseException], str] = first_line) -> T:
     """Runs action() until it succeeds. Transient failures are retried with exponential backoff
-    (0.5 s doubling to 10 s) for up to `seconds`, then UnavailableError; others propagate."""
+    (0.5 s doubling to 10 s) for up to `seconds`, then UnavailableError; others propagate.
+    describe(error) is how a failure reads in the log."""
     deadline = clock() + seconds
     delay, attempt = 0.5, 0
     while True:
@@ -53,9 +55,9 @@ def retry(what: str, action: Callable[[], T], seconds: float, transient: Callabl
                 raise
             attempt += 1
             if clock() + delay > deadline:
-                raise UnavailableError(f"{what} kept failing for {seconds:.0f} s (last: {first_line(error)}); "
+                raise UnavailableError(f"{what} kept failing for {seconds:.0f} s (last: {describe(error)}); "
                                        "nothing was half-committed. Restart the job once the service is back "
                                        "(or raise RETRY_SECONDS).") from None
-            log.warning("%s failed (%s); retry %d in %.1f s", what, first_line(error), attempt, delay)
+            log.warning("%s failed (%s); retry %d in %.1f s", what, describe(error), attempt, delay)
             sleep(delay)
             delay = min(delay * 2, 10.0)

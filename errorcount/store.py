@@ -8,7 +8,7 @@ or not at all.
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pymysql
@@ -19,6 +19,7 @@ from errorcount import faults
 from errorcount.config import Config
 from errorcount.errors import ConfigError, FencedError
 from errorcount.offsets import minute_key
+from errorcount.retry import first_line
 
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},
@@ -107,6 +108,23 @@ def is_transient(error: BaseException) -> bool:
         return True
     return isinstance(error, pymysql.err.OperationalError) and bool(error.args) and error.args[0] in (
         0, 1040, 1053, 1205, 1213, 1927, 2003, 2006, 2013, 2055)
+
+
+def failure_text(cfg: Config) -> Callable[[BaseException], str]:
+    """How a retried MySQL failure reads in the log: what happened, where (PyMySQL's own text
+    for a dropped connection is `(0, '')`)."""
+    where = f"{cfg.mysql_host}:{cfg.mysql_port}"
+
+    def describe(error: BaseException) -> str:
+        code = error.args[0] if isinstance(error, pymysql.err.Error) and error.args else None
+        if code == 2003:
+            return f"MySQL refused the connection or is unreachable at {where}"
+        if isinstance(error, pymysql.err.InterfaceError | ConnectionError) or code in (0, 2006, 2013, 2055):
+            return f"the connection to MySQL at {where} was lost"
+        if code in (1205, 1213):
+            return f"MySQL rolled the transaction back ({first_line(error)})"
+        return first_line(error)
+    return describe
 
 
 @contextlib.contextmanager

@@ -29,13 +29,6 @@ else
   SERVER=(mariadbd --no-defaults); CLIENT=(mariadb --no-defaults); ADMIN=(mariadb-admin --no-defaults)
 fi
 
-apt_install() {
-  [ "$(id -u)" = 0 ] || die "$* missing and this is not root: sudo apt-get install $*, then retry."
-  log "installing $* with apt-get"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >&2 \
-    || die "apt-get install $* failed: install it by hand, then retry."
-}
-
 ensure_mariadb() {
   command -v mariadbd >/dev/null && return 0
   apt_install mariadb-server

@@ -21,6 +21,14 @@ wait_for() {
   log "$what is ready"
 }
 
+# apt_install PACKAGE...: Debian packages the native stack needs (root only; else says what to run).
+apt_install() {
+  [ "$(id -u)" = 0 ] || die "$* missing and this is not root: sudo apt-get install $*, then retry."
+  log "installing $* with apt-get"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >&2 \
+    || die "apt-get install $* failed: install it by hand, then retry."
+}
+
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
@@ -49,7 +57,10 @@ venv_python() {
 
 # Pinned versions and ports of .env, and the SQL server's port, database and user from the job's
 # settings (errorcount/tools/localenv.py, the one reader of .env); the caller's environment wins.
-eval "$("$(venv_python)" -m errorcount.tools.localenv --shell)" || die "cannot read .env and conf/errorcount.conf (see above)."
+# (scripts/setup.sh runs before the virtualenv exists and sets LIB_SETTINGS=0.)
+if [ "${LIB_SETTINGS:-1}" = 1 ]; then
+  eval "$("$(venv_python)" -m errorcount.tools.localenv --shell)" || die "cannot read .env and conf/errorcount.conf (see above)."
+fi
 
 spark_version() { "$(venv_python)" -c 'import pyspark; print(pyspark.__version__)'; }
 

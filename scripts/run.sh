@@ -50,11 +50,13 @@ run_job() {
   # process group, so killing the group still takes everything down.
   if [ -t 0 ]; then setsid "${submit[@]}" & else "${submit[@]}" & fi
   local pid=$! rc=0
+  # The driver gets the signal the wrapper got, so its log names it (Ctrl-C is SIGINT).
   forward() {
     local driver; driver=$(pgrep -P "$pid" -f "$(basename "$main")" | head -n 1 || true)
-    kill -TERM "${driver:-$pid}" 2>/dev/null || true
+    kill "-$1" "${driver:-$pid}" 2>/dev/null || true
   }
-  trap forward INT TERM
+  trap 'forward INT' INT
+  trap 'forward TERM' TERM
   while :; do
     wait "$pid" && rc=0 || rc=$?
     kill -0 "$pid" 2>/dev/null || break

@@ -53,8 +53,7 @@ case "${1:-}" in
     ;;
   compose-check)
     command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || {
-      [ "$(id -u)" = 0 ] || die "docker-compose is missing: sudo apt-get install docker-compose."
-      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; } >&2
+      die "docker-compose is missing: run 'make setup' (or sudo apt-get install docker-compose)."
     }
     ensure_secret mysql_password >/dev/null; ensure_secret mysql_root_password >/dev/null
     compose -f "$ROOT/docker-compose.yml" config -q && log "docker-compose.yml is valid"

@@ -3,8 +3,7 @@ again and again, each kill aimed at a phase of the job (errorcount/tools/chaos_p
 hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
 driver carries on). At the end error_log, kafka_offsets and the ledger must be exact.
 
-    chaos.py [--lines 500000] [--partitions 4] [--kills 20] [--server-share 0.5] [--rate 1200]
-             [--report docs/RELIABILITY.md]
+    python -m errorcount.tools.chaos --help    (options and their defaults; make chaos CHAOS_ARGS=...)
 
 The expectation is computed here in plain Python from the generated lines (errorcount/tools/produce.py),
 never from the job's parser. error_log is compared as a delta, so existing rows are left alone.
@@ -221,15 +220,23 @@ def write_report(path: Path, figures: dict, command: str) -> None:
     path.write_text(INTRO + "".join(f"\n{sections[k]}\n" for k in sorted(sections)), encoding="utf-8")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=500_000)
-    parser.add_argument("--partitions", type=int, default=4)
-    parser.add_argument("--kills", type=int, default=20)
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The module's text as written, and every option's default from its declaration."""
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="errorcount-chaos", description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument("--lines", type=int, default=500_000, help="lines written in all")
+    parser.add_argument("--partitions", type=int, default=4, help="partitions of the fresh topic")
+    parser.add_argument("--kills", type=int, default=20, help="SIGKILLs, driver and server mixed")
     parser.add_argument("--server-share", type=float, default=0.5, help="share of the kills aimed at the SQL server")
     parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
     parser.add_argument("--report", help="write the figures as markdown to this file (this server's section)")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share)
     print(table(figures))
     if args.report:

@@ -1,7 +1,8 @@
 """Prints the newest per-minute ERROR counts from error_log (make counts).
 
-Connects as the job's user with the settings of conf/errorcount.conf / the environment; the
-password comes from MYSQL_PASSWORD_FILE, MYSQL_PASSWORD, or the local stack's secret file.
+Connects as the job's user with the job's own connection settings (conf/errorcount.conf or
+CONFIG, the environment; TLS included); the password comes from MYSQL_PASSWORD_FILE,
+MYSQL_PASSWORD, or the local stack's secret file. ROWS=20 minutes are shown.
 """
 
 import os
@@ -9,8 +10,9 @@ import sys
 
 import pymysql
 
+from errorcount import store
 from errorcount.config import load_config
-from errorcount.errors import ConfigError
+from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
 from errorcount.tools import ROOT
 
 
@@ -22,10 +24,14 @@ def main() -> int:
     try:
         cfg = load_config(["--config", env.get("CONFIG", str(ROOT / "conf" / "errorcount.conf"))], env)
     except ConfigError as error:
-        print(error.message, file=sys.stderr)
-        return 2
-    conn = pymysql.connect(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user,
-                           password=cfg.mysql_password, database=cfg.mysql_database)
+        print(f"config error: {error.message}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        conn = pymysql.connect(**store.connect_args(cfg))
+    except pymysql.err.Error as error:
+        print(f"cannot read the counts: {store.failure_text(cfg)(error)} ({error}); is the stack up (make up)?",
+              file=sys.stderr)
+        return EXIT_UNAVAILABLE
     with conn.cursor() as cursor:
         cursor.execute("SELECT log_time, log_count FROM error_log ORDER BY log_time DESC LIMIT %s",
                        (int(env.get("ROWS", "20")),))

@@ -1,11 +1,11 @@
 """The driver dies at each point of the commit path (test-only hook ERRORCOUNT_FAULT); what MySQL
 holds must always be exactly the records below the stored offsets, and a restart must finish exact."""
 
-import re
 from datetime import datetime
 
 import pytest
 
+from errorcount import logline
 from errorcount.tools import kafka_admin
 
 START = datetime(2033, 7, 1, 8, 0)
@@ -52,7 +52,7 @@ def test_commit_with_unknown_outcome_is_resolved_in_the_driver(point, resolution
     driver = run.caught_up_driver(env={"ERRORCOUNT_FAULT": point, **SMALL_BATCHES})
     assert resolution in driver.log()
     assert run.counts() == run.produced.total()
-    batches = len(re.findall(r"batch \d+: records=", driver.log()))
+    batches = len(logline.parse(driver.log()))
     assert run.ledger()[:2] == (batches, 1500)  # each batch stored exactly once
     assert run.offsets() == kafka_admin.end_offsets(run.topic)
     assert driver.stop() == 0

@@ -5,9 +5,10 @@ from datetime import datetime
 
 import pytest
 
+from errorcount import logline
 from errorcount.errors import EXIT_UNAVAILABLE
 from errorcount.tools import kafka_admin
-from tests.support import APP_PASSWORD_FILE, service, wait_until
+from tests.support import APP_PASSWORD_FILE, local_stack, service, wait_until
 
 START = datetime(2034, 3, 3, 3, 0)
 OUTAGE_SECONDS = 30  # the length of the fault being simulated, not a synchronisation
@@ -30,7 +31,9 @@ def test_mysql_outage_is_retried_inside_the_running_driver(scenario):
     run.catch_up(driver, "the job to catch up after the outage")
     assert run.counts() == run.produced.total()
     assert run.ledger()[1] == 2000
-    assert driver.log().count("epoch") == 1  # the same driver and query all along: no restart
+    assert [q.number for q in logline.parse(driver.log(), logline.QUERY)] == [1]  # the same query all along
+    assert f"(MySQL refused the connection or is unreachable at 127.0.0.1:{local_stack()['MYSQL_PORT']}); retry" in driver.log()
+    assert "(0, '')" not in driver.log()
     assert driver.stop() == 0
 
 
@@ -60,7 +63,9 @@ def test_a_stop_during_an_outage_is_not_held_up_by_the_retries(scenario):
     # and the local wrapper does not start a MariaDB for it as it would for 127.0.0.1.
     driver = run.driver(env={"MYSQL_HOST": "127.0.0.2", "MYSQL_PASSWORD_FILE": str(APP_PASSWORD_FILE),
                              "RETRY_SECONDS": "3600"})
-    wait_until(lambda: "connecting to MySQL failed" in driver.log(), 120, "the driver to retry connecting")
+    port = local_stack()["MYSQL_PORT"]
+    refused = f"connecting to MySQL failed (MySQL refused the connection or is unreachable at 127.0.0.2:{port})"
+    wait_until(lambda: refused in driver.log(), 120, "the driver to retry connecting")
     assert driver.stop(timeout=60) == 0  # at the next backoff step, not after RETRY_SECONDS
     assert "stop requested while waiting out an outage" in driver.log()
     assert run.offsets() == {}  # nothing was committed, so nothing can be doubled or lost
@@ -76,4 +81,16 @@ def test_kafka_broker_restart_mid_stream(scenario):
     run.catch_up(driver, "the job to catch up after the broker restart")
     assert run.counts() == run.produced.total()
     assert run.offsets() == kafka_admin.end_offsets(run.topic)
+    assert driver.stop() == 0
+
+
+def test_a_failed_query_starts_again_from_mysqls_offsets_in_the_same_driver(scenario):
+    run = scenario(2, START)
+    run.write(1000, seed=48)
+    driver = run.driver(env={"ERRORCOUNT_FAULT": "query_fails@2", "MAX_OFFSETS_PER_TRIGGER": "300"})
+    run.catch_up(driver, "the job to catch up across the query restart")
+    assert [q.number for q in logline.parse(driver.log(), logline.QUERY)] == [1, 2]
+    assert "restarting from the offsets stored in MySQL" in driver.log()
+    assert run.counts() == run.produced.total()
+    assert run.ledger()[1] == 1000  # the failed batch was not half-committed, nor counted twice
     assert driver.stop() == 0

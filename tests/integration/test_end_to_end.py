@@ -1,10 +1,10 @@
 """The job against the real broker and MariaDB: exact counts, exact offsets, exact resumption."""
 
-import re
 from datetime import datetime
 
 import pytest
 
+from errorcount import logline
 from errorcount.tools import kafka_admin, produce
 from tests.support import catch_up, error_log, stored_offsets, unique
 
@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 def batch_plans(log: str) -> list[tuple[int, int, str]]:
     """(batch id, records, plan) of each committed batch."""
-    return [(int(b), int(n), plan) for b, n, plan in re.findall(r"batch (\d+): records=(\d+) .* plan=(\S+)", log)]
+    return [(r.number, r.int("records"), r.fields["plan"]) for r in logline.parse(log)]
 
 
 def batch_records(log: str) -> int:

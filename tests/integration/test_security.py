@@ -4,6 +4,7 @@ rows; names with quotes and unicode round-trip through every statement."""
 import json
 import os
 import subprocess
+import sys
 import urllib.request
 from datetime import datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from errorcount import store
 from errorcount.config import load_config
+from errorcount.errors import EXIT_UNAVAILABLE
 from errorcount.tools import produce
 from tests.support import app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
@@ -82,9 +84,7 @@ def test_the_job_user_cannot_change_the_schema_or_delete(admin, statement):
 def test_names_with_quotes_and_unicode_round_trip(admin):
     job = "o'brien \"q\" \\ 日本語 🚀 ; DROP TABLE error_log; -- " + unique("x")
     topic = "t'ö\"🚀"
-    env = {**os.environ, "MYSQL_PASSWORD": app_password(), "MYSQL_PASSWORD_FILE": ""}
-    cfg = load_config([], {k: v for k, v in env.items() if k in ("MYSQL_PASSWORD", "MYSQL_PORT")})
-    conn = store.connect(cfg)
+    conn = job_connection()  # the local stack's port, database and user, whatever the process environment holds
     try:
         epoch = store.acquire_lease(conn, job, "test ünïcode owner")
         assert store.acquire_lease(conn, job, "again") == epoch + 1
@@ -160,3 +160,16 @@ def test_grants_sql_gives_exactly_the_job_grants_whatever_the_user_held(admin, h
         }
     finally:
         query(admin, f"DROP USER '{user}'@'%%'")
+
+
+def test_make_counts_connects_with_the_jobs_tls_settings(tmp_path):
+    """errorcount-counts (make counts) uses the job's connection settings, TLS included: the
+    local CA works, a CA that did not sign the server's certificate is refused."""
+    env = {**os.environ, "MYSQL_PASSWORD": app_password(), "MYSQL_SSL_VERIFY_IDENTITY": "false",
+           "MYSQL_PORT": local_stack()["MYSQL_PORT"], "ROWS": "1"}
+    ok = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], env={**env, "MYSQL_SSL_CA": local_ca()},
+                        capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and "ERROR lines in" in ok.stdout, ok.stderr
+    refused = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], capture_output=True, text=True,
+                             env={**env, "MYSQL_SSL_CA": "/etc/ssl/certs/ca-certificates.crt"}, timeout=60)
+    assert refused.returncode == EXIT_UNAVAILABLE and "certificate verify failed" in refused.stderr.lower(), refused.stderr

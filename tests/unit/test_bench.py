@@ -5,7 +5,7 @@ from bench.steady import percentile, rss_trend
 from errorcount.progress import progress_line
 
 LOG = """2026-11-22 09:27:34,505 INFO errorcount.batch: batch 0: records=500000 errors=74863 rejected=25139 dead_letters=1000 \
-minutes=180 offsets={0: 125000, 1: 125000} count_ms=13770 commit_ms=30 batch_ms=17027
+minutes=180 offsets=0:125000,1:125000 plan=parallel count_ms=13770 commit_ms=30 batch_ms=17027
 2026-11-22 09:27:35,000 INFO errorcount: something else, batch 1: records=7
 garbage line
 """
@@ -82,3 +82,20 @@ def test_empty_trigger_goal_needs_no_batch_and_little_cpu():
     assert goal({**cheap, "cpu_ms_per_trigger": 151.0})["empty-batch overhead <= 150 ms"][1] is False
     assert "empty-batch overhead <= 150 ms" not in goal(None)
     assert report.idle_lines(cheap, 1)[0].endswith("20.0 ms of CPU per empty trigger.")
+
+
+def test_usage_of_bench_and_chaos_shows_the_declared_defaults():
+    """Their --help is the only usage text (the module docstrings point at it)."""
+    from bench.__main__ import DEFAULT_LINES, PHASES
+    from bench.__main__ import parser as bench_parser
+    from errorcount.tools.chaos import parser as chaos_parser
+
+    bench_help = " ".join(bench_parser().format_help().split())
+    assert f"(default: {PHASES})" in bench_help and "--only" in bench_help
+    assert f"(default: {DEFAULT_LINES})" in bench_help or "BENCH_LINES" in bench_help
+    chaos = chaos_parser()
+    chaos_help = " ".join(chaos.format_help().split())
+    for action in chaos._actions:
+        if action.default not in (None, "==SUPPRESS==") and action.dest != "help":
+            assert f"(default: {action.default})" in chaos_help, action.dest
+    assert "[--lines 500000]" not in chaos_help  # no hand-written usage line to drift

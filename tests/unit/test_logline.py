@@ -1,0 +1,42 @@
+"""The driver's structured log lines: what the driver writes is what tests, bench and chaos read."""
+
+import logging
+import time
+
+import pytest
+
+from errorcount import logline
+from errorcount.progress import progress_line
+
+WRITTEN = ("2026-11-22 09:27:34,505 INFO errorcount.batch: batch 12: records=500 errors=80 rejected=3 "
+           "dead_letters=3 minutes=7 offsets=0:10,1:12 plan=one-task count_ms=40 commit_ms=8 batch_ms=55")
+
+
+def test_a_literal_batch_line_reads_back_field_by_field():
+    (record,) = logline.parse("noise\n" + WRITTEN + "\nINFO errorcount: resuming from {0: 1}\n")
+    assert record.number == 12 and record.logged_at == 1795339654.505  # 09:27:34.505 UTC
+    assert (record.int("records"), record.int("errors"), record.fields["plan"]) == (500, 80, "one-task")
+    assert record.offsets() == {0: 10, 1: 12}
+
+
+def test_the_writer_produces_the_line_the_parser_reads():
+    formatter = logging.Formatter(logline.LOG_FORMAT)
+    formatter.converter = time.gmtime
+    message = logline.line(logline.BATCH, 3, records=7, offsets={1: 9, 0: 4}, plan="parallel", count_ms=1)
+    text = formatter.format(logging.LogRecord("errorcount.batch", logging.INFO, __file__, 1, message, (), None))
+    (record,) = logline.parse(text)
+    assert (record.number, record.int("records"), record.offsets(), record.fields["plan"]) == (3, 7, {0: 4, 1: 9}, "parallel")
+    assert abs(record.logged_at - time.time()) < 5
+    assert logline.parse(text, logline.SPARK_BATCH) == []
+
+
+def test_spark_batch_lines_are_their_own_event():
+    text = "2026-11-22 09:27:34,505 INFO errorcount.progress: " + progress_line(4, 9, {"triggerExecution": 12})
+    (record,) = logline.parse(text, logline.SPARK_BATCH)
+    assert (record.number, record.int("rows"), record.int("trigger_ms"), record.int("planning_ms")) == (4, 9, 12, 0)
+    assert logline.parse(text) == []  # not a batch line
+
+
+def test_a_value_with_a_space_is_refused_rather_than_written_unreadable():
+    with pytest.raises(ValueError):
+        logline.line(logline.BATCH, 1, plan="one task")

@@ -1,0 +1,19 @@
+"""How the store describes a MySQL failure it retries (pure: PyMySQL's exception types only)."""
+
+import pymysql
+
+from errorcount.config import load_config
+from errorcount.store import failure_text, is_transient
+
+
+def test_retried_failures_say_what_happened_and_where():
+    describe = failure_text(load_config(["--mysql-host", "db.example", "--mysql-port", "3307"], {}))
+    refused = pymysql.err.OperationalError(2003, "Can't connect to MySQL server on 'db.example' ([Errno 111])")
+    assert describe(refused) == "MySQL refused the connection or is unreachable at db.example:3307"
+    for lost in (pymysql.err.InterfaceError(0, ""), pymysql.err.OperationalError(2013, "Lost connection"),
+                 ConnectionResetError(104, "reset")):
+        assert describe(lost) == "the connection to MySQL at db.example:3307 was lost"
+        assert is_transient(lost)
+    deadlock = pymysql.err.OperationalError(1213, "Deadlock found when trying to get lock")
+    assert describe(deadlock) == "MySQL rolled the transaction back ((1213, 'Deadlock found when trying to get lock'))"
+    assert "(0, '')" not in describe(pymysql.err.InterfaceError(0, ""))
