@@ -92,7 +92,7 @@ bench: jars up ## Measure the job against Kafka's read ceiling and the alternati
 package: jars ## Build the YARN bundle in .local/package (app zip, packed Python env, connector jars, conf)
 	@$(PY) -m errorcount.tools.package .local/package "$$(scripts/jars.sh spark)"
 
-submit-yarn: package ## Submit the job to YARN in cluster mode (HADOOP_CONF_DIR; see README "Run on YARN")
+submit-yarn: package ## Submit the job to YARN in cluster mode (HADOOP_CONF_DIR; see docs/yarn.md)
 	@scripts/submit-yarn.sh
 
 stop-yarn: ## Stop the job on YARN at a batch boundary via its STOP_MARKER (KILL=1: yarn application -kill)

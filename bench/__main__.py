@@ -18,7 +18,7 @@ from pathlib import Path
 import pyspark
 
 from bench import corpus, phases, report, steady
-from errorcount.tools import admin_db
+from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,6 +122,6 @@ def steady_phase(results: dict, args, run_dir: Path) -> dict:
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except phases.BenchError as error:
+    except (phases.BenchError, harness.WaitTimeout, harness.DriverDied) as error:
         log(f"FAILED: {error}")
         sys.exit(1)

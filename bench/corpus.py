@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from confluent_kafka import Producer
-
 from errorcount.tools import kafka_admin, produce
 
 CORPUS_VERSION = 1  # bump when the generator changes: the topic name carries it
@@ -77,25 +75,15 @@ def write(topic: str, partitions: int, lines: int, seed: int, minutes: int) -> t
     generator = Generator(seed, minutes)
     counts: Counter[str] = Counter()
     rejected = 0
-    failures: list = []
-    producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "enable.idempotence": True, "linger.ms": 50,
-                         "batch.num.messages": 10000, "queue.buffering.max.messages": 500000})
-
-    def delivered(error, _message):
-        if error is not None:
-            failures.append(error)
-
+    writer = produce.Writer(topic, partitions, **{"linger.ms": 50, "batch.num.messages": 10000,
+                                                  "queue.buffering.max.messages": 500000})
     for index in range(lines):
         value, minute, bad = generator.event()
         if minute:
             counts[minute] += 1
         rejected += bad
-        produce.send(producer, topic, value, index % partitions, delivered)
-        if index % 5000 == 0:
-            producer.poll(0)
-    remaining = producer.flush(120)
-    if failures or remaining:
-        raise RuntimeError(f"corpus: {len(failures)} deliveries failed, {remaining} unsent: {failures[:3]}")
+        writer.send(value, index)
+    writer.flush(120)
     return dict(counts), rejected
 
 

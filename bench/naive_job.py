@@ -9,7 +9,6 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from bench import pyparse
-from errorcount import job
 from errorcount import main as app_main
 from errorcount.parse import RAW_PREFIX_BYTES
 
@@ -28,5 +27,4 @@ def classify_lines_udf_df(df: DataFrame) -> DataFrame:
 
 
 if __name__ == "__main__":
-    job.classify_lines_df = classify_lines_udf_df
-    sys.exit(app_main.main())
+    sys.exit(app_main.main(classify=classify_lines_udf_df))

@@ -5,12 +5,11 @@ import json
 import os
 import re
 import subprocess
-import time
 from pathlib import Path
 
 from bench import procs
 from bench.corpus import Corpus
-from errorcount.tools import admin_db, kafka_admin
+from errorcount.tools import admin_db, harness, kafka_admin
 from errorcount.tools.localenv import local_stack
 
 ROOT = procs.ROOT
@@ -43,21 +42,15 @@ def reset() -> "admin_db.pymysql.Connection":
 
 
 def job_env(job: str, topic: str, **extra: str) -> dict[str, str]:
-    env = local_stack()
-    return {"JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
-            "MYSQL_PORT": env["MYSQL_PORT"], "MYSQL_DATABASE": DATABASE, "RUN_CREATE_TOPIC": "0",
+    """A bench driver: the local stack (its own database), a non-UTC zone, run.sh's defaults otherwise."""
+    return {**harness.driver_env(job, topic), "MYSQL_DATABASE": DATABASE, "RUN_CREATE_TOPIC": "0",
             "MYSQL_PASSWORD_FILE": str(ROOT / ".local" / "secrets" / "mysql_password"),
             "TZ": "Asia/Kolkata", "PYTHONPATH": str(ROOT), **extra}
 
 
-def wait_until(condition, timeout: float, what: str, check=lambda: None, interval: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        check()
-        if time.monotonic() > deadline:
-            raise BenchError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
-    return value
+def wait_for_driver(driver: harness.Driver, condition, timeout: float, what: str):
+    """harness.wait_until, failing at once if the driver died."""
+    return harness.wait_until(lambda: driver.check_alive() or condition(), timeout, what, interval=0.2)
 
 
 def check_exact(conn, job: str, topic: str, corpus_expected: dict[str, int], records: int, what: str) -> None:
@@ -102,8 +95,8 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "er
     driver = procs.Driver(log_dir / f"{name}.log", job_env(job, corpus.topic, **env), app_main)
     steal = procs.Steal()
     try:
-        wait_until(lambda: admin_db.stored_offsets(conn, job, corpus.topic) == ends, 3600,
-                   f"{name} to catch up", driver.check_alive)
+        wait_for_driver(driver, lambda: admin_db.stored_offsets(conn, job, corpus.topic) == ends, 3600,
+                        f"{name} to catch up")
         cpu = procs.cpu_seconds(driver.process.pid)  # JVM + Python driver, startup included
     finally:
         rc = driver.stop()

@@ -4,7 +4,6 @@ pure-Python consumer, a resident-memory sampler, and the job's batch log lines."
 import os
 import re
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -12,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errorcount import logline
+from errorcount.tools import harness
 
 ROOT = Path(__file__).resolve().parents[1]
 NMT_LINE = re.compile(r"^-\s+(\S[^(]*?)\s+\(reserved=\d+KB, committed=(\d+)KB", re.MULTILINE)
@@ -174,37 +174,17 @@ class RssSampler:
         return self.samples
 
 
-class Driver:
-    """One spark-submit driver via scripts/run.sh (APP_MAIN picks the script), its log in a file."""
+class Driver(harness.Driver):
+    """A driver under measurement: the shared launcher (errorcount/tools/harness.py) with a
+    resident-memory sampler; a stop that hangs ends in a SIGKILL rather than a failed run."""
 
     def __init__(self, log_path: Path, env: dict[str, str], app_main: str = "errorcount/main.py"):
-        self.log_path = log_path
-        self.app_main = app_main
-        self.launched = time.time()
-        with open(log_path, "wb") as log:
-            self.process = subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job"],
-                                            env={**os.environ, **env, "APP_MAIN": str(ROOT / app_main)},
-                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+        super().__init__(log_path, env, app_main=app_main)
         self.rss = RssSampler(self.process.pid, os.path.basename(app_main)).start()
 
     def jvm_pid(self) -> int | None:
         return next((pid for pid in descendants(self.process.pid) if is_java(cmdline(pid))), None)
 
-    def log(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def check_alive(self) -> None:
-        if self.process.poll() is not None:
-            raise RuntimeError(f"driver exited with {self.process.returncode}; log {self.log_path}:\n{self.log()[-2000:]}")
-
-    def stop(self, timeout: float = 120) -> int:
-        """A graceful stop (SIGTERM through run.sh: the driver stops at a batch boundary)."""
+    def stop(self, timeout: float = 120, kill_after: bool = True) -> int:
         self.rss.stop()
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            return self.process.wait(30)
+        return super().stop(timeout, kill_after)

@@ -18,8 +18,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartiti
 
 from bench import pyparse
 from errorcount import offsets, store
-from errorcount.aggregate import BatchSummary
 from errorcount.config import load_config
+from errorcount.summary import BatchSummary
 
 
 def parse_batch(messages, summary: BatchSummary) -> None:
@@ -67,11 +67,8 @@ def main() -> int:
         parse_batch(messages, summary)
         after = offsets.advance(stored, summary.ranges)
         if summary.records >= args.batch or (after == until and summary.records):
-            write = store.BatchWrite(offsets_before=stored, offsets_after=after, records=summary.records,
-                                    errors=summary.errors, rejected=summary.rejected,
-                                    minute_counts=summary.minute_counts)
             begin = time.monotonic()
-            store.commit_batch(conn, cfg.job_name, cfg.kafka_topic, epoch, write)
+            store.commit_batch(conn, cfg.job_name, cfg.kafka_topic, epoch, summary, stored, after)
             commit_ms.append((time.monotonic() - begin) * 1000)
             stored, summary = after, BatchSummary()
     done = time.time()

@@ -3,6 +3,7 @@ the commit that counted it; and the soak: hundreds of tiny back-to-back batches 
 per-batch overhead and the driver's memory trend."""
 
 import bisect
+import itertools
 import json
 import os
 import time
@@ -11,11 +12,11 @@ from collections import Counter
 from datetime import UTC
 from pathlib import Path
 
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, TopicPartition
 
 from bench import procs
 from bench.corpus import Generator
-from bench.phases import BenchError, check_exact, job_env, reset, wait_until
+from bench.phases import BenchError, check_exact, job_env, reset, wait_for_driver
 from errorcount.tools import admin_db, kafka_admin, produce
 
 WARM_UP_S = 30  # records of the first seconds (JIT warm-up) are left out of the latency figures
@@ -32,20 +33,15 @@ def paced_produce(topic: str, partitions: int, rate: float, seconds: float, pool
                   stop=lambda: False) -> int:
     """Writes `rate` records/s for `seconds` (or until stop()), cycling through `pool`,
     round-robin over the partitions; adds what it wrote to `expected`; returns how many."""
-    producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "enable.idempotence": True, "linger.ms": 5})
-    started, sent = time.monotonic(), 0
-    while (elapsed := time.monotonic() - started) < seconds and not stop():
-        for _ in range(int(rate * elapsed) - sent):
+    def values():
+        for sent in itertools.count():
             value, minute = pool[sent % len(pool)]
             if minute:
                 expected[minute] += 1
-            produce.send(producer, topic, value, sent % partitions)
-            sent += 1
-        producer.poll(0)
-        time.sleep(0.005)
-    if producer.flush(60):
-        raise BenchError("steady producer: records left unsent after 60 s")
-    return sent
+            yield value
+    began = time.monotonic()
+    writer = produce.Writer(topic, partitions, **{"linger.ms": 5})
+    return writer.write_paced(values(), rate, lambda: time.monotonic() - began >= seconds or stop())
 
 
 def commit_times(conn, job: str) -> dict[int, tuple[list[int], list[float]]]:
@@ -86,8 +82,7 @@ def latencies(topic: str, commits: dict[int, tuple[list[int], list[float]]], sin
 def drain(conn, driver: procs.Driver, job: str, topic: str) -> None:
     """Waits until the job has committed everything written to the topic."""
     ends = kafka_admin.end_offsets(topic)
-    wait_until(lambda: admin_db.stored_offsets(conn, job, topic) == ends, 600, f"{job} to drain the topic",
-               driver.check_alive)
+    wait_for_driver(driver, lambda: admin_db.stored_offsets(conn, job, topic) == ends, 600, f"{job} to drain the topic")
 
 
 def idle_cost(conn, driver: procs.Driver, job: str, trigger_s: float, seconds: float = IDLE_S) -> dict:
@@ -118,8 +113,8 @@ def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float,
     driver = procs.Driver(log_dir / "e-steady.log", job_env(job, topic, **env))
     try:
         sent = paced_produce(topic, partitions, 1, 1.01, pool, expected)  # one record: the query is up
-        wait_until(lambda: sum(admin_db.stored_offsets(conn, job, topic).values()) == sent, 300,
-                   "the steady-state job to start", driver.check_alive)
+        wait_for_driver(driver, lambda: sum(admin_db.stored_offsets(conn, job, topic).values()) == sent, 300,
+                        "the steady-state job to start")
         since = time.time() + WARM_UP_S
         began, cpu_began = time.monotonic(), time.process_time()
         sent += paced_produce(topic, partitions, rate, WARM_UP_S + seconds, pool, expected)

@@ -1,9 +1,7 @@
-"""Per-batch aggregation: one Spark job yields everything the MySQL transaction needs."""
+"""Per-batch aggregation: one Spark job yields everything the MySQL transaction needs
+(errorcount/summary.py folds its rows into the batch's BatchSummary)."""
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-
-from pyspark.sql import Column, DataFrame, Row
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from errorcount.columns import once_per_app
@@ -43,37 +41,3 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
     return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates)
             .select("partition", "error_minute", "dead_slot", "records", "rejected", "min_offset", "max_offset",
                     "reject_reason", "raw_value"))
-
-
-@dataclass
-class BatchSummary:
-    """What one micro-batch contributes: totals, ERROR counts per epoch minute, the offset range
-    seen per partition (inclusive) and dead letters (partition, offset, reason, raw value)."""
-
-    records: int = 0
-    errors: int = 0
-    rejected: int = 0
-    minute_counts: dict[int, int] = field(default_factory=dict)
-    ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
-    dead_letters: list[tuple[int, int, str, bytes | None]] = field(default_factory=list)
-
-
-def summarize(rows: Iterable[Row], dead_letter_limit: int | None = None) -> BatchSummary:
-    """Folds batch_summary_df rows (collected to the driver) into one BatchSummary, keeping at
-    most `dead_letter_limit` dead letters (None: all), lowest (partition, offset) first."""
-    summary = BatchSummary()
-    for row in rows:
-        summary.records += row["records"]
-        summary.rejected += row["rejected"]
-        if row["error_minute"] is not None:
-            summary.errors += row["records"]
-            minute = row["error_minute"]
-            summary.minute_counts[minute] = summary.minute_counts.get(minute, 0) + row["records"]
-        if row["dead_slot"] is not None:
-            raw = row["raw_value"]
-            summary.dead_letters.append((row["partition"], row["min_offset"], row["reject_reason"],
-                                         None if raw is None else bytes(raw)))
-        low, high = summary.ranges.get(row["partition"], (row["min_offset"], row["max_offset"]))
-        summary.ranges[row["partition"]] = (min(low, row["min_offset"]), max(high, row["max_offset"]))
-    summary.dead_letters = sorted(summary.dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit]
-    return summary

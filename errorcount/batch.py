@@ -8,11 +8,12 @@ import time
 from pyspark.sql import DataFrame
 
 from errorcount import checkpoint, faults, logline, offsets, store
-from errorcount.aggregate import batch_summary_df, dead_letter_slots, summarize
+from errorcount.aggregate import batch_summary_df, dead_letter_slots
 from errorcount.config import Config
 from errorcount.errors import FencedError, JobStop
 from errorcount.retention import Retention
 from errorcount.retry import retry
+from errorcount.summary import BatchSummary, summarize
 
 log = logging.getLogger("errorcount.batch")
 
@@ -26,36 +27,47 @@ class RetryCommit(Exception):
 
 
 class BatchCommitter:
-    """Holds what this driver believes MySQL stores (`expected`) and commits batches on top of it.
+    """The foreachBatch handler of one streaming query: holds what this driver believes MySQL
+    stores (`expected`, from `stored` at the query's start) and commits each batch on top of it.
 
-    `lock` is held for the whole of a batch, so a stop request can wait for a batch boundary;
-    `failure` keeps the JobStop that ended the query, so the driver can exit with its code.
-    `partitions` (the topic's, at start) spreads DEAD_LETTER_LIMIT over the partitions;
-    `retention` prunes old rows after a commit, when a pass is due."""
+    `checkpoint` is the query's fresh checkpoint directory (its offset log tells each batch's
+    size ahead); `partitions` (the topic's, at start) spreads DEAD_LETTER_LIMIT over them;
+    `retention` prunes old rows after a commit, when a pass is due. stop() waits for a batch
+    boundary; ended_by() tells the JobStop that ended the query, if one did."""
 
-    def __init__(self, cfg: Config, conn, epoch: int, expected: dict[int, int], partitions: int,
-                 retention: Retention):
-        self.cfg = cfg
+    def __init__(self, cfg: Config, conn, epoch: int, stored: dict[int, int], partitions: int,
+                 retention: Retention, checkpoint: str):
+        self.cfg, self.conn, self.epoch = cfg, conn, epoch
         self.retention = retention
+        self.checkpoint = checkpoint
         self.slots = dead_letter_slots(cfg.dead_letter_limit, partitions)
-        self.conn = conn
-        self.epoch = epoch
-        self.expected = dict(expected)
-        self.lock = threading.Lock()
-        self.stopping = False
-        self.failure: JobStop | None = None
-        self.checkpoint: str | None = None  # the query's checkpoint directory, once it runs
+        self.expected = dict(stored)
+        self._lock = threading.Lock()  # held for the whole of a batch
+        self._stopping = False
+        self._failure: JobStop | None = None
 
     def __call__(self, batch_df: DataFrame, batch_id: int) -> None:
         """foreachBatch: `batch_df` holds one batch's classify_lines_df rows."""
-        with self.lock:
-            if self.stopping:
+        with self._lock:
+            if self._stopping:
                 return  # stop requested: leave the batch uncommitted, it is read again next start
             try:
                 self.process(batch_df, batch_id)
             except JobStop as stop:
-                self.failure = stop
+                self._failure = stop
                 raise
+
+    def stop(self) -> dict[int, int]:
+        """Waits for an in-flight batch to commit or roll back, then refuses further batches;
+        returns the offsets MySQL holds."""
+        with self._lock:
+            self._stopping = True
+            return dict(self.expected)
+
+    def ended_by(self) -> JobStop | None:
+        """The JobStop a batch raised (fenced, data loss, MySQL away for good), if any: why the
+        query ended, with the exit code the driver owes."""
+        return self._failure
 
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
@@ -71,22 +83,19 @@ class BatchCommitter:
             return
         offsets.check_no_overlap(self.expected, summary.ranges)
         counted = time.monotonic()
-        write = store.BatchWrite(
-            offsets_before=self.expected, offsets_after=offsets.advance(self.expected, summary.ranges),
-            records=summary.records, errors=summary.errors, rejected=summary.rejected,
-            minute_counts=summary.minute_counts, dead_letters=summary.dead_letters)
+        after = offsets.advance(self.expected, summary.ranges)
         faults.fail_point("query_fails")
         faults.crash_point("before_transaction")
         commit_started = time.monotonic()
-        self.commit(write, batch_id)
+        self.commit(summary, after, batch_id)
         faults.crash_point("after_commit")
         done = time.monotonic()
-        self.expected = write.offsets_after
+        self.expected = after
         # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
         # transaction; batch_ms: all of it.
         log.info("%s", logline.line(
             logline.BATCH, batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
-            dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=write.offsets_after,
+            dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=after,
             plan="one-task" if one_task else "parallel", count_ms=int((counted - started) * 1000),
             commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000)))
         self.retention.after_commit(self.conn, self.cfg.job_name, self.cfg.kafka_topic, self.epoch)
@@ -94,8 +103,6 @@ class BatchCommitter:
     def planned_records(self, batch_id: int) -> int | None:
         """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
         less the previous batch's (for the first batch, less the stored offsets); None if unknown."""
-        if self.checkpoint is None:
-            return None
         topic = self.cfg.kafka_topic
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id, topic)
         starts = (checkpoint.planned_offsets(self.checkpoint, batch_id - 1, topic) if batch_id else None) or self.expected
@@ -103,28 +110,28 @@ class BatchCommitter:
             return None  # e.g. a partition without a stored offset, starting at 'earliest'
         return sum(max(end - starts[partition], 0) for partition, end in ends.items())
 
-    def commit(self, write: store.BatchWrite, batch_id: int) -> None:
+    def commit(self, summary: BatchSummary, after: dict[int, int], batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
         broke during COMMIT, the stored offsets tell what happened: the batch's own offsets mean
         it was applied, the previous ones mean it was not (commit again), anything else means
         another writer (fenced)."""
-        cfg = self.cfg
+        cfg, before = self.cfg, self.expected
 
         def attempt() -> None:
             try:
-                store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, write)
+                store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, summary, before, after)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
                 stored = retry("re-reading the stored offsets", lambda: store.load_offsets(
                     self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, store.is_transient,
                     describe=store.failure_text(cfg))
-                if stored == write.offsets_after:
+                if stored == after:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)
                     return
-                if stored == write.offsets_before:
+                if stored == before:
                     raise RetryCommit(f"batch {batch_id} was not stored") from None
                 raise FencedError(f"after a lost COMMIT the stored offsets are {stored}, neither this batch's "
-                                  f"{write.offsets_after} nor the previous {write.offsets_before}: another "
+                                  f"{after} nor the previous {before}: another "
                                   "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,

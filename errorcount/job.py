@@ -10,11 +10,13 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from pyspark.errors import StreamingQueryException
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
-from errorcount import checkpoint, errors, kafka_meta, logline, offsets, progress, retention, store
+from errorcount import checkpoint, errors, logline, offsets, progress, retention, source, store, topic_metadata
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
 from errorcount.errors import DataLossError, JobStop
@@ -44,9 +46,23 @@ class QueryFailed(Exception):
     """The streaming query ended with an error that was not a JobStop."""
 
 
+@dataclass(frozen=True)
+class Resume:
+    """Where a new query starts: the offsets MySQL stores (after any ON_DATA_LOSS=skip), the
+    topic's partitions, and Spark's startingOffsets JSON for them."""
+
+    stored: dict[int, int]
+    partitions: int
+    starting_offsets: str
+
+
 class Job:
-    def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event):
-        self.cfg, self.spark, self.stop = cfg, spark, stop
+    """`classify` turns the Kafka source's rows into classified lines (errorcount/parse.py's
+    classify_lines_df; the bench passes its naive UDF variant)."""
+
+    def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event,
+                 classify: Callable[[DataFrame], DataFrame] = classify_lines_df):
+        self.cfg, self.spark, self.stop, self.classify = cfg, spark, stop, classify
         self.owner = f"{socket.gethostname()} pid {os.getpid()} app {spark.sparkContext.applicationId}"
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
@@ -94,9 +110,9 @@ class Job:
     def supervise(self, conn, epoch: int) -> int:
         failures: list[float] = []
         while True:
-            committer, start = self.prepare(conn, epoch)
+            resume = self.prepare(conn, epoch)
             try:
-                return self.run_query(committer, start)
+                return self.run_query(conn, epoch, resume)
             except QueryFailed as failure:
                 now = time.monotonic()
                 failures = [t for t in failures if now - t < RESTART_WINDOW] + [now]
@@ -107,13 +123,12 @@ class Job:
                 log.warning("query failed (%s); restarting from the offsets stored in MySQL in %d s", failure, delay)
                 self.sleep(delay)
 
-    def prepare(self, conn, epoch: int) -> tuple[BatchCommitter, str]:
-        """Reads the stored offsets and the topic, settles any data loss, returns the committer
-        and the startingOffsets JSON for a new query."""
+    def prepare(self, conn, epoch: int) -> Resume:
+        """Reads the stored offsets and the topic, settles any data loss: where a new query starts."""
         cfg = self.cfg
         stored = self.mysql("reading stored offsets", lambda: store.load_offsets(conn, cfg.job_name, cfg.kafka_topic))
-        topic = retry("reading topic metadata", lambda: kafka_meta.describe_topic(self.spark, cfg), cfg.retry_seconds,
-                      lambda error: isinstance(error, kafka_meta.KafkaUnavailable), self.sleep)
+        topic = retry("reading topic metadata", lambda: topic_metadata.describe_topic(self.spark, cfg), cfg.retry_seconds,
+                      lambda error: isinstance(error, topic_metadata.KafkaUnavailable), self.sleep)
         gaps = offsets.find_gaps(cfg.kafka_topic, stored, topic.earliest, topic.latest)
         if gaps and cfg.on_data_loss == "fail":
             raise DataLossError(offsets.describe_gaps(cfg.kafka_topic, gaps))
@@ -127,14 +142,14 @@ class Job:
         log.info("job %r: topic %r partitions %s, resuming from %s (unknown partitions: %s)",
                  cfg.job_name, cfg.kafka_topic, topic.partitions, dict(sorted(stored.items())), cfg.starting_offsets)
         start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, stored, cfg.starting_offsets)
-        return BatchCommitter(cfg, conn, epoch, stored, len(topic.partitions), self.retention), start
+        return Resume(stored, len(topic.partitions), start)
 
-    def run_query(self, committer: BatchCommitter, start: str) -> int:
+    def run_query(self, conn, epoch: int, resume: Resume) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
-            committer.checkpoint = location  # its offset log tells each batch's size ahead
+            committer = BatchCommitter(self.cfg, conn, epoch, resume.stored, resume.partitions, self.retention, location)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
-            lines = kafka_meta.kafka_stream_df(self.spark, self.cfg, start).transform(classify_lines_df)
+            lines = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets).transform(self.classify)
             query = (lines.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")
                      .option("checkpointLocation", "file://" + location)
@@ -142,18 +157,15 @@ class Job:
                      .foreachBatch(committer)
                      .start())
             self.queries += 1
-            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=committer.epoch, resuming=committer.expected))
+            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=epoch, resuming=resume.stored))
             try:
                 while query.isActive and not self.stop_requested():
                     query.awaitTermination(0.5)
             except StreamingQueryException as error:
-                if committer.failure:
-                    raise committer.failure from None
-                raise QueryFailed(first_line(error)) from None
+                raise (committer.ended_by() or QueryFailed(first_line(error))) from None
             if not self.stop.is_set():
                 raise QueryFailed("the query stopped by itself")
-            with committer.lock:  # waits for an in-flight batch to commit or roll back
-                committer.stopping = True
+            stored = committer.stop()  # after the in-flight batch, if any, committed or rolled back
             query.stop()
-            log.info("stopped cleanly at a batch boundary; stored offsets %s", dict(sorted(committer.expected.items())))
+            log.info("stopped cleanly at a batch boundary; stored offsets %s", dict(sorted(stored.items())))
             return errors.EXIT_OK

@@ -10,13 +10,15 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from errorcount import errors, logline
 from errorcount.config import Config, load_config
 from errorcount.errors import ConfigError, JobStop
 from errorcount.job import Job
+from errorcount.parse import classify_lines_df
 
 log = logging.getLogger("errorcount")
 ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log
@@ -57,7 +59,9 @@ def configure_logging(env) -> None:
     logging.basicConfig(handlers=[handler], level=logging.INFO, format=logline.LOG_FORMAT)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, classify: Callable[[DataFrame], DataFrame] = classify_lines_df) -> int:
+    """The driver: config, session, the job (source -> classify -> aggregate -> store), exit code.
+    `classify` is the parse (the bench's naive variant passes its own)."""
     configure_logging(os.environ)
     logging.Formatter.converter = time.gmtime  # log times in UTC, like the minute keys
     logging.getLogger("py4j").setLevel(logging.WARNING)  # one line per callback otherwise
@@ -68,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger().setLevel(cfg.log_level)
         spark = build_session(cfg)
         try:
-            return Job(cfg, spark, stop).run()
+            return Job(cfg, spark, stop, classify).run()
         finally:
             spark.stop()
     except JobStop as failure:

@@ -9,7 +9,7 @@ or not at all.
 import contextlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pymysql
 from dbutils.steady_db import SteadyDBConnection
@@ -20,6 +20,7 @@ from errorcount.config import Config
 from errorcount.errors import ConfigError, FencedError
 from errorcount.offsets import minute_key
 from errorcount.retry import first_line
+from errorcount.summary import BatchSummary
 
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},
@@ -59,19 +60,6 @@ INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, fro
 
 class CommitOutcomeUnknown(Exception):
     """The connection broke while COMMIT was in flight: the batch may or may not be stored."""
-
-
-@dataclass
-class BatchWrite:
-    """Everything one batch commits."""
-
-    offsets_before: dict[int, int]
-    offsets_after: dict[int, int]
-    records: int = 0
-    errors: int = 0
-    rejected: int = 0
-    minute_counts: dict[int, int] = field(default_factory=dict)
-    dead_letters: list[tuple[int, int, str, bytes | None]] = field(default_factory=list)
 
 
 def connect_args(cfg: Config) -> dict:
@@ -230,19 +218,21 @@ def check_owner(cursor, job: str, topic: str, epoch: int, expected: dict[int, in
             "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
 
 
-def commit_batch(conn: SteadyDBConnection, job: str, topic: str, epoch: int, write: BatchWrite) -> None:
-    """One transaction: check ownership, add the counts, store offsets, dead letters and the
-    ledger row. Keys are written in sorted order so concurrent writers cannot deadlock."""
+def commit_batch(conn: SteadyDBConnection, job: str, topic: str, epoch: int, batch: BatchSummary,
+                 before: dict[int, int], after: dict[int, int]) -> None:
+    """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts,
+    store `after`, its dead letters and the ledger row. Keys are written in sorted order so
+    concurrent writers cannot deadlock."""
     with transaction(conn, batch=True) as cursor:
-        check_owner(cursor, job, topic, epoch, write.offsets_before)
-        if write.minute_counts:
-            cursor.executemany(UPSERT_COUNTS, [(minute_key(m), n) for m, n in sorted(write.minute_counts.items())])
-        changed = sorted((p, o) for p, o in write.offsets_after.items() if write.offsets_before.get(p) != o)
+        check_owner(cursor, job, topic, epoch, before)
+        if batch.minute_counts:
+            cursor.executemany(UPSERT_COUNTS, [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
+        changed = sorted((p, o) for p, o in after.items() if before.get(p) != o)
         cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o) for p, o in changed])
-        if write.dead_letters:
-            cursor.executemany(INSERT_REJECTED, [(topic, *letter) for letter in sorted(write.dead_letters)])
-        cursor.execute(INSERT_LEDGER, (job, topic, epoch, write.records, write.errors, write.rejected,
-                                       as_json(write.offsets_before), as_json(write.offsets_after)))
+        if batch.dead_letters:
+            cursor.executemany(INSERT_REJECTED, [(topic, *letter) for letter in sorted(batch.dead_letters)])
+        cursor.execute(INSERT_LEDGER, (job, topic, epoch, batch.records, batch.errors, batch.rejected,
+                                       as_json(before), as_json(after)))
 
 
 def skip_offsets(conn: SteadyDBConnection, job: str, topic: str, epoch: int, stored: dict[int, int],

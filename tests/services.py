@@ -3,7 +3,7 @@
 import pytest
 
 from errorcount.tools import kafka_admin
-from tests.support import Driver, Scenario, admin_connect, query, unique
+from tests.support import Driver, Scenario, admin_connect, launch, query, unique
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +42,7 @@ def start_driver():
     drivers = []
 
     def start(job: str, topic: str, **kwargs) -> Driver:
-        driver = Driver(job, topic, **kwargs)
+        driver = launch(job, topic, **kwargs)
         drivers.append(driver)
         return driver
 

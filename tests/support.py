@@ -1,11 +1,9 @@
 """Helpers for tests that use the real Kafka and SQL server (MariaDB, or MySQL 8 under
 `make test-mysql`) started by `make up`/`make test`."""
 
-import contextlib
 import os
 import signal
 import subprocess
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from errorcount.tools.admin_db import apply_schema, apply_sql_file, error_log, l
 # Admin-side readers live in errorcount/tools/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
 from errorcount.tools.admin_db import connect as admin_connect  # noqa: F401
+from errorcount.tools.harness import Driver, driver_env, wait_until  # noqa: F401
 from errorcount.tools.localenv import local_stack  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,18 +70,6 @@ class Produced:
         return produce.expected_counts(self.events())
 
 
-def wait_until(condition, timeout: float, what: str, interval: float = 0.5):
-    """Polls condition() until it returns a truthy value; fails the test after timeout seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(interval)
-
-
 def service(script: str, action: str) -> None:
     """Stops or starts one native service (scripts/kafka.sh, scripts/db.sh: the SQL server that
     MYSQL_SERVER names)."""
@@ -111,42 +98,12 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-class Driver:
-    """One real spark-submit driver started through scripts/run.sh, in its own process group."""
+TEST_DRIVER = {"TRIGGER_INTERVAL": "1 second", "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]"}
 
-    def __init__(self, job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()):
-        LOGS.mkdir(parents=True, exist_ok=True)
-        self.log_path = LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log"
-        full_env = {**os.environ, "JOB_NAME": job, "KAFKA_TOPIC": topic, "TRIGGER_INTERVAL": "1 second",
-                    "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(), "MYSQL_PORT": local_stack()["MYSQL_PORT"],
-                    "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]", **(env or {})}
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job", *args], env=full_env,
-                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
 
-    def log(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def running(self) -> bool:
-        return self.process.poll() is None
-
-    def wait(self, timeout: float) -> int:
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(f"driver still running after {timeout} s; log: {self.log_path}") from None
-
-    def stop(self, timeout: float = 60) -> int:
-        """SIGTERM to the wrapper, which forwards it to the Python driver: a graceful stop."""
-        if self.running():
-            self.process.send_signal(signal.SIGTERM)
-        return self.wait(timeout)
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(30)
+def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Driver:
+    """A test's driver: the job on the local stack, a non-UTC zone, two cores, its own log file."""
+    return Driver(LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log", {**driver_env(job, topic), **TEST_DRIVER, **(env or {})}, args)
 
 
 def catch_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver", what: str = "the job to catch up",
@@ -157,8 +114,7 @@ def catch_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver", w
 
 def caught_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver"):
     """True once the stored offsets equal the topic's end offsets; fails fast if the driver died."""
-    if not driver.running():
-        raise AssertionError(f"driver exited with {driver.process.returncode}:\n{driver.log()[-3000:]}")
+    driver.check_alive()
     return stored_offsets(conn, job, topic) == kafka_admin.end_offsets(topic)
 
 

@@ -12,10 +12,8 @@ and nothing was doubled.
 """
 
 import argparse
-import contextlib
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -24,7 +22,7 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-from errorcount.tools import ROOT, admin_db, chaos_phases, kafka_admin, produce
+from errorcount.tools import ROOT, admin_db, chaos_phases, harness, kafka_admin, produce
 from errorcount.tools.admin_db import error_log, ledger, stored_offsets
 from errorcount.tools.admin_db import query as rows
 from errorcount.tools.localenv import local_stack
@@ -32,30 +30,15 @@ from errorcount.tools.localenv import local_stack
 START = datetime(2040, 1, 1, 0, 0)
 
 
-def mysql_port() -> str:
-    return local_stack()["MYSQL_PORT"]
-
-
 def lease_epoch(conn, job: str) -> int:
     found = rows(conn, "SELECT epoch FROM job_leases WHERE job = %s", (job,))
     return int(found[0][0]) if found else 0
 
 
-def start_driver(job: str, topic: str, log_path: Path) -> subprocess.Popen:
-    env = {**os.environ, "JOB_NAME": job, "KAFKA_TOPIC": topic, "TRIGGER_INTERVAL": "1 second",
-           "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(), "MYSQL_PORT": mysql_port(),
-           "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
-           "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"}
-    with open(log_path, "ab") as log:
-        return subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job"], env=env, stdin=subprocess.DEVNULL,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def kill9(process: subprocess.Popen) -> None:
-    """Everything the driver is (wrapper, JVM, Python) dies at once, as with a lost machine."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait(60)
+def start_driver(job: str, topic: str, log_path: Path) -> harness.Driver:
+    return harness.Driver(log_path, {**harness.driver_env(job, topic), "TRIGGER_INTERVAL": "1 second",
+                                     "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
+                                     "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"})
 
 
 def kill_server() -> None:
@@ -67,14 +50,7 @@ def kill_server() -> None:
 
 def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event) -> None:
     """Writes events in order (round-robin, so event i lands at partition i % P, offset i // P)."""
-    chunk = max(1, rate // 10)
-    writer = produce.Writer(topic, partitions)
-    started = time.monotonic()
-    for index in range(0, len(events), chunk):
-        writer.write(events[index:index + chunk], first_index=index)
-        ahead = started + (index + chunk) / rate - time.monotonic()
-        if ahead > 0:
-            time.sleep(ahead)  # pacing the producer, not synchronising with anything
+    produce.Writer(topic, partitions).write_paced((event.value for event in events), rate)
     done.set()
 
 
@@ -83,20 +59,20 @@ class Drivers:
 
     def __init__(self, job: str, topic: str, log_path: Path):
         self.job, self.topic, self.log_path = job, topic, log_path
-        self.current: subprocess.Popen | None = None
+        self.current: harness.Driver | None = None
         self.log_from, self.restarts = 0, -1
 
     def ensure_running(self) -> bool:
         """Starts a driver unless one runs; True if it started one."""
-        if self.current is not None and self.current.poll() is None:
+        if self.current is not None and self.current.running():
             return False
-        self.log_from = self.log_path.stat().st_size if self.log_path.exists() else 0
         self.current, self.restarts = start_driver(self.job, self.topic, self.log_path), self.restarts + 1
+        self.log_from = self.current.log_from
         return True
 
     def kill(self) -> None:
-        if self.current is not None and self.current.poll() is None:
-            kill9(self.current)
+        if self.current is not None and self.current.running():
+            self.current.kill()
 
 
 def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_share: float, conn, log,
@@ -126,12 +102,10 @@ def finish(drivers: Drivers, conn) -> int:
     epoch = lease_epoch(conn, drivers.job)
     drivers.ensure_running()
     end = kafka_admin.end_offsets(drivers.topic)
-    while lease_epoch(conn, drivers.job) == epoch or stored_offsets(conn, drivers.job, drivers.topic) != end:
-        if drivers.current.poll() is not None:
-            raise RuntimeError(f"the final driver exited with {drivers.current.returncode}; see {drivers.log_path}")
-        time.sleep(0.5)
-    drivers.current.send_signal(signal.SIGTERM)
-    return drivers.current.wait(120)
+    harness.wait_until(lambda: drivers.current.check_alive() or (
+        lease_epoch(conn, drivers.job) != epoch and stored_offsets(conn, drivers.job, drivers.topic) == end),
+        3600, "the final driver to catch up")
+    return drivers.current.stop(120)
 
 
 def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, server_share: float = 0.5,

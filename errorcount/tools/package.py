@@ -43,7 +43,7 @@ def app_zip(target: Path, root: Path = ROOT) -> None:
 
 def env_archive(work: Path, target: Path) -> None:
     """A fresh virtualenv holding only the driver's pinned dependencies, packed by venv-pack. It
-    links the interpreter: the nodes need this Python version at the same path (README)."""
+    links the interpreter: the nodes need this Python version at the same path (docs/yarn.md)."""
     venv = work / "driver-venv"
     shutil.rmtree(venv, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -10,7 +10,9 @@ the job's parser, so tests can compare the job's output with an independent expe
 import argparse
 import random
 import sys
+import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -91,9 +93,11 @@ def send(producer: Producer, topic: str, value: bytes | None, partition: int, on
 
 
 class Writer:
-    """One idempotent producer for many writes (creating one per write costs a PID handshake)."""
+    """The one Kafka writer of the tests, bench and chaos: an idempotent producer for many writes
+    (creating one per write costs a PID handshake). Record i of a writer goes to partition
+    i % partitions (counted from `first_index`), in order, so where each record lands is known."""
 
-    def __init__(self, topic: str, partitions: int | None = None):
+    def __init__(self, topic: str, partitions: int | None = None, **config):
         self.topic = topic
         self.partitions = partitions or kafka_admin.partition_count(topic)
         if not self.partitions:
@@ -101,21 +105,51 @@ class Writer:
                                "create it first (errorcount-topic create-topic NAME PARTITIONS)")
         self.failures: list = []
         self.producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
-                                  "enable.idempotence": True, "message.max.bytes": 2_000_000})
+                                  "enable.idempotence": True, "message.max.bytes": 2_000_000, **config})
 
     def _delivered(self, error, _message) -> None:
         if error is not None:
             self.failures.append(error)
 
-    def write(self, events: list[Event], first_index: int = 0) -> None:
-        """Writes events round-robin (event i to partition (first_index + i) % partitions), in
-        order, and waits until all are acknowledged; raises if any delivery failed."""
-        for index, event in enumerate(events):
-            send(self.producer, self.topic, event.value, (first_index + index) % self.partitions, self._delivered)
+    def send(self, value: bytes | None, index: int) -> None:
+        """Queues one record for partition index % partitions (call flush() to wait for it)."""
+        send(self.producer, self.topic, value, index % self.partitions, self._delivered)
+        if index % 1000 == 0:
             self.producer.poll(0)
-        remaining = self.producer.flush(60)
+
+    def flush(self, timeout: float = 60) -> None:
+        """Waits until every queued record is acknowledged; raises if any delivery failed."""
+        remaining = self.producer.flush(timeout)
         if self.failures or remaining:
             raise RuntimeError(f"{len(self.failures)} deliveries failed, {remaining} unsent: {self.failures[:3]}")
+
+    def write(self, events: list[Event], first_index: int = 0) -> None:
+        """Writes events in order (event i to partition (first_index + i) % partitions), acknowledged."""
+        for index, event in enumerate(events, first_index):
+            self.send(event.value, index)
+        self.flush()
+
+    def write_paced(self, values: Iterable[bytes | None], rate: float, stop: Callable[[], bool] = lambda: False,
+                    first_index: int = 0) -> int:
+        """Writes `rate` records/s from `values`, in order (as write() places them), until they run
+        out or stop() is true; returns how many were written (all acknowledged). A value is taken
+        from `values` only when it is sent, so a generator may record what it hands out."""
+        source, started, sent = iter(values), time.monotonic(), 0
+        while not stop():
+            for _ in range(int(rate * (time.monotonic() - started)) - sent):
+                value = next(source, _END)
+                if value is _END:
+                    self.flush()
+                    return sent
+                self.send(value, first_index + sent)
+                sent += 1
+            self.producer.poll(0)
+            time.sleep(0.005)  # pacing the producer, not synchronising with anything
+        self.flush()
+        return sent
+
+
+_END = object()
 
 
 def produce(topic: str, events: list[Event], partitions: int | None = None) -> None:

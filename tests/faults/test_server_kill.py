@@ -30,16 +30,14 @@ UPSERT_WAITING = ("SELECT COUNT(*) FROM information_schema.processlist WHERE use
 
 
 def produce_until(stop: threading.Event, topic: str, partitions: int, written: list) -> None:
-    """Writes RATE lines a second, round-robin in order, until `stop` is set; `written` collects
-    every line written (the test's expectation is computed from it)."""
-    writer, chunk, started = produce.Writer(topic, partitions), RATE // 10, time.monotonic()
-    while not stop.is_set():
-        events = produce.generate(chunk, seed=len(written), start=START, minutes=30)
-        writer.write(events, first_index=len(written))
-        written += events
-        ahead = started + len(written) / RATE - time.monotonic()
-        if ahead > 0:
-            time.sleep(ahead)  # pacing the producer, not synchronising with anything
+    """Writes RATE lines a second after those already in `written`, in order, until `stop` is
+    set; `written` collects every line written (the test's expectation is computed from it)."""
+    def lines():
+        while True:
+            for event in produce.generate(RATE // 10, seed=len(written), start=START, minutes=30):
+                written.append(event)
+                yield event.value
+    produce.Writer(topic, partitions).write_paced(lines(), RATE, stop.is_set, first_index=len(written))
 
 
 def kill_inside_a_batch_transaction(admin, user: str) -> None:

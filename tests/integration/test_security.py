@@ -15,6 +15,7 @@ import pytest
 from errorcount import store
 from errorcount.config import load_config
 from errorcount.errors import EXIT_UNAVAILABLE
+from errorcount.summary import BatchSummary
 from errorcount.tools import produce
 from tests.support import app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
@@ -88,9 +89,8 @@ def test_names_with_quotes_and_unicode_round_trip(admin):
     try:
         epoch = store.acquire_lease(conn, job, "test ünïcode owner")
         assert store.acquire_lease(conn, job, "again") == epoch + 1
-        write = store.BatchWrite(offsets_before={}, offsets_after={0: 5, 3: 9}, records=14, rejected=1,
-                                dead_letters=[(3, 8, "bad_level", "é'\"".encode())])
-        store.commit_batch(conn, job, topic, epoch + 1, write)
+        batch = BatchSummary(records=14, rejected=1, dead_letters=[(3, 8, "bad_level", "é'\"".encode())])
+        store.commit_batch(conn, job, topic, epoch + 1, batch, {}, {0: 5, 3: 9})
         assert store.load_offsets(conn, job, topic) == {0: 5, 3: 9}
         assert store.load_offsets(conn, job.upper(), topic) == {}  # byte-wise: a different job
         with conn.cursor() as cursor:

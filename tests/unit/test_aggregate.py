@@ -4,8 +4,9 @@ picked in the same job."""
 from chispa import assert_df_equality
 from pyspark.sql import Row
 
-from errorcount.aggregate import BatchSummary, batch_summary_df, dead_letter_slots, summarize
+from errorcount.aggregate import batch_summary_df, dead_letter_slots
 from errorcount.parse import REJECT_LEVEL, REJECT_NULL, REJECT_TIMESTAMP, classify_lines_df
+from errorcount.summary import BatchSummary, summarize
 
 IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary"
 OUT_SCHEMA = ("partition int, error_minute long, dead_slot long, records long, rejected long, "

@@ -12,12 +12,12 @@ def offset_log(directory, batch_id: int, ends: dict[int, int]) -> None:
 
 
 def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_stored_ones(tmp_path):
-    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), None, 1, {0: 100, 1: 40}, 2, Retention(0))
+    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), None, 1, {0: 100, 1: 40}, 2, Retention(0),
+                               str(tmp_path))
+    assert committer.planned_records(0) is None  # nothing in the offset log yet
     offset_log(tmp_path, 0, {0: 130, 1: 45})
     offset_log(tmp_path, 1, {0: 131, 1: 1045})
     offset_log(tmp_path, 3, {0: 140, 1: 1045, 2: 9})  # a partition added after batch 1
-    assert committer.planned_records(0) is None  # before the query runs: no checkpoint yet
-    committer.checkpoint = str(tmp_path)
     assert committer.planned_records(0) == 30 + 5  # from the stored offsets
     assert committer.planned_records(1) == 1 + 1000  # from batch 0's end offsets
     assert committer.planned_records(2) is None  # no entry

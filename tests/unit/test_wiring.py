@@ -8,8 +8,9 @@ from pathlib import Path
 
 from errorcount import faults
 from errorcount.config import load_config
-from errorcount.kafka_meta import client_options, source_options
+from errorcount.source import source_options
 from errorcount.store import connect_args
+from errorcount.topic_metadata import client_options
 
 ROOT = Path(__file__).resolve().parents[2]
 SASL_ENV = {

@@ -1,0 +1,101 @@
+"""The one harness the tests, make bench and make chaos share: a real spark-submit driver started
+through scripts/run.sh, and waiting on a condition. (Writing to Kafka is errorcount/tools/produce.py's
+Writer; reading a driver's log is errorcount/logline.py.)"""
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from errorcount.tools import ROOT, kafka_admin
+from errorcount.tools.localenv import local_stack
+
+T = TypeVar("T")
+
+
+class WaitTimeout(AssertionError):
+    """A condition did not hold in time (an AssertionError, so a test fails rather than errors)."""
+
+
+def wait_until(condition: Callable[[], T], timeout: float, what: str, interval: float = 0.5) -> T:
+    """Polls condition() until it returns a truthy value, which it returns; WaitTimeout after
+    `timeout` seconds. condition() may raise to stop waiting early (e.g. a driver died)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise WaitTimeout(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
+
+
+def driver_env(job: str, topic: str) -> dict[str, str]:
+    """The settings that point a driver at the local stack: job name, topic, broker, SQL server."""
+    stack = local_stack()
+    return {"JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
+            "MYSQL_PORT": stack["MYSQL_PORT"], "MYSQL_DATABASE": stack["MYSQL_DATABASE"], "MYSQL_USER": stack["MYSQL_USER"]}
+
+
+class DriverDied(AssertionError):
+    """The driver exited while something waited for it."""
+
+
+class Driver:
+    """One spark-submit driver through scripts/run.sh, in its own process group, its output
+    appended to `log_path`. `env` adds to this process's environment; APP_MAIN (errorcount/main.py
+    by default) picks the driver script."""
+
+    def __init__(self, log_path: Path, env: dict[str, str], args: tuple[str, ...] = (),
+                 app_main: str = "errorcount/main.py"):
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path, self.app_main = log_path, app_main
+        self.log_from = log_path.stat().st_size if log_path.exists() else 0  # this driver's part of a shared log
+        self.launched = time.time()
+        with open(log_path, "ab") as log:
+            self.process = subprocess.Popen([str(ROOT / "scripts" / "run.sh"), "job", *args],
+                                            env={**os.environ, **env, "APP_MAIN": str(ROOT / app_main)},
+                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+
+    def log(self) -> str:
+        """This driver's output so far."""
+        with open(self.log_path, "rb") as handle:
+            handle.seek(self.log_from)
+            return handle.read().decode("utf-8", errors="replace")
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def check_alive(self) -> None:
+        if not self.running():
+            raise DriverDied(f"driver exited with {self.process.returncode}; log {self.log_path}:\n{self.log()[-3000:]}")
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise WaitTimeout(f"driver still running after {timeout} s; log: {self.log_path}") from None
+
+    def stop(self, timeout: float = 60, kill_after: bool = False) -> int:
+        """SIGTERM to the wrapper, which passes it to the Python driver: it stops at a batch
+        boundary. After `timeout` s: WaitTimeout, or with kill_after a SIGKILL (exit -9)."""
+        if self.running():
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.wait(timeout)
+        except WaitTimeout:
+            if not kill_after:
+                raise
+            self.kill()
+            return self.process.returncode
+
+    def kill(self) -> None:
+        """Everything the driver is (wrapper, JVM, Python) dies at once, as with a lost machine."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(60)
