@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None, classify: Callable[[DataFrame], DataFram
         cfg = load_config(sys.argv[1:] if argv is None else argv, os.environ)
         logging.getLogger().setLevel(cfg.log_level)
         spark = build_session(cfg)
+        install_signal_handlers(stop)  # again: SparkContext put its own SIGINT handler in place
         try:
             return Job(cfg, spark, stop, classify).run()
         finally:

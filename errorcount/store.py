@@ -8,6 +8,7 @@ or not at all.
 
 import contextlib
 import json
+import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -98,17 +99,27 @@ def is_transient(error: BaseException) -> bool:
         0, 1040, 1053, 1205, 1213, 1927, 2003, 2006, 2013, 2055)
 
 
-def failure_text(cfg: Config) -> Callable[[BaseException], str]:
-    """How a retried MySQL failure reads in the log: what happened, where (PyMySQL's own text
-    for a dropped connection is `(0, '')`)."""
+def port_open(host: str, port: int, timeout: float = 2.0) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout):
+            return True
+    except OSError:
+        return False
+
+
+def failure_text(cfg: Config, probe: Callable[[str, int], bool] = port_open) -> Callable[[BaseException], str]:
+    """How a retried MySQL failure reads in the log: what happened, where. PyMySQL says `(0, '')`
+    for a connection that is gone, also when reconnecting to a server that is down, so a lost
+    connection is told apart from a refused one by trying the port (`probe`)."""
     where = f"{cfg.mysql_host}:{cfg.mysql_port}"
+    refused = f"MySQL refused the connection or is unreachable at {where}"
 
     def describe(error: BaseException) -> str:
         code = error.args[0] if isinstance(error, pymysql.err.Error) and error.args else None
         if code == 2003:
-            return f"MySQL refused the connection or is unreachable at {where}"
+            return refused
         if isinstance(error, pymysql.err.InterfaceError | ConnectionError) or code in (0, 2006, 2013, 2055):
-            return f"the connection to MySQL at {where} was lost"
+            return f"the connection to MySQL at {where} was lost" if probe(cfg.mysql_host, cfg.mysql_port) else refused
         if code in (1205, 1213):
             return f"MySQL rolled the transaction back ({first_line(error)})"
         return first_line(error)

@@ -1,8 +1,9 @@
 """A short `make chaos`: SIGKILLs of the driver and of the SQL server under a steady producer, then
 exact counts and offsets."""
 
-import chaos
 import pytest
+
+from errorcount.tools import chaos
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,8 @@ from errorcount.store import failure_text, is_transient
 
 
 def test_retried_failures_say_what_happened_and_where():
-    describe = failure_text(load_config(["--mysql-host", "db.example", "--mysql-port", "3307"], {}))
+    cfg = load_config(["--mysql-host", "db.example", "--mysql-port", "3307"], {})
+    describe = failure_text(cfg, probe=lambda host, port: (host, port) == ("db.example", 3307))
     refused = pymysql.err.OperationalError(2003, "Can't connect to MySQL server on 'db.example' ([Errno 111])")
     assert describe(refused) == "MySQL refused the connection or is unreachable at db.example:3307"
     for lost in (pymysql.err.InterfaceError(0, ""), pymysql.err.OperationalError(2013, "Lost connection"),
@@ -17,3 +18,5 @@ def test_retried_failures_say_what_happened_and_where():
     deadlock = pymysql.err.OperationalError(1213, "Deadlock found when trying to get lock")
     assert describe(deadlock) == "MySQL rolled the transaction back ((1213, 'Deadlock found when trying to get lock'))"
     assert "(0, '')" not in describe(pymysql.err.InterfaceError(0, ""))
+    server_down = failure_text(cfg, probe=lambda host, port: False)  # PyMySQL's (0, '') when reconnecting fails
+    assert server_down(pymysql.err.InterfaceError(0, "")) == "MySQL refused the connection or is unreachable at db.example:3307"
