@@ -99,3 +99,19 @@ def test_usage_of_bench_and_chaos_shows_the_declared_defaults():
         if action.default not in (None, "==SUPPRESS==") and action.dest != "help":
             assert f"(default: {action.default})" in chaos_help, action.dest
     assert "[--lines 500000]" not in chaos_help  # no hand-written usage line to drift
+
+
+def test_compare_puts_two_runs_side_by_side_with_the_direction_of_each_change():
+    from bench.compare import render
+
+    def run(b_rate, p99):
+        return {"meta": {"date": "d", "machine": "m"}, "a_ceiling": {"records_per_s": 1000.0},
+                "b_job": {"records_per_s": b_rate}, "c_python": {"records_per_s": 100.0},
+                "d_naive_udf": {"records_per_s": 50.0}, "e_steady": {"latency_s": {"p99": p99}}}
+
+    text = render(run(200.0, 2.0), run(300.0, 1.0), "old", "new")
+    assert "| (b) the job, catch-up | records/s | 200 | 300 | +50 % (better) |" in text
+    assert "| (e) latency p99 at 50 % of (b) | s | 2.00 | 1.00 | -50 % (better) |" in text
+    assert "| (b)/(c) | x | 2.00 | 3.00 | +50 % (better) |" in text
+    assert "| (d) naive UDF job | records/s | 50.00 | 50.00 | +0 % |" in text
+    assert "| soak: tiny batch cycle p50 | ms | n/a | n/a |  |" in text
