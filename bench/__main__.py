@@ -9,7 +9,6 @@ a partial one (--only) writes to .local/bench/. The three ratios are printed las
 import argparse
 import os
 import platform
-import re
 import sys
 import time
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from pathlib import Path
 import pyspark
 
 from bench import corpus, phases, report, steady
+from errorcount.config import interval_seconds, load_config
 from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
 
@@ -30,17 +30,10 @@ def log(message: str) -> None:
     print(f"[bench {datetime.now(UTC):%H:%M:%S}] {message}", flush=True)
 
 
-def conf_value(key: str) -> str:
-    """The job's configured value (environment, else conf/errorcount.conf), as scripts/run.sh reads it."""
-    if os.environ.get(key):
-        return os.environ[key]
-    text = (ROOT / "conf" / "errorcount.conf").read_text()
-    return re.findall(rf"^\s*{key}\s*=\s*(.*?)\s*$", text, re.MULTILINE)[-1]
-
-
-def interval_seconds(text: str) -> float:
-    number, unit = text.split()
-    return int(number) * {"m": 0.001 if unit.startswith("milli") else 60}.get(unit[0], 1)
+def job_config():
+    """The job's settings as a driver started by scripts/run.sh resolves them (the environment,
+    then conf/errorcount.conf), through the job's own configuration code."""
+    return load_config(["--config", str(ROOT / "conf" / "errorcount.conf")], os.environ)
 
 
 def machine() -> str:
@@ -86,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         "date": f"{datetime.now(UTC):%Y-%m-%d}", "machine": machine(), "lines": args.lines, "topic": data.topic,
         "partitions": args.partitions, "error_lines": sum(data.expected.values()), "rejected": data.rejected,
         "command": "make bench" + (f" BENCH_LINES={args.lines}" if args.lines != DEFAULT_LINES else ""),
-        "trigger_interval": conf_value("TRIGGER_INTERVAL"),
-        "max_offsets_per_trigger": conf_value("MAX_OFFSETS_PER_TRIGGER"), "logs": str(run_dir)}}
+        "trigger_interval": job_config().trigger_interval,
+        "max_offsets_per_trigger": str(job_config().max_offsets_per_trigger), "logs": str(run_dir)}}
     steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
              ("b", "b_job", "(b) the job, catch-up", lambda: phases.spark_catch_up(data, run_dir, "b-job")),
              ("c", "c_python", "(c) pure-Python consumer", lambda: phases.python_consumer(data, run_dir)),
@@ -112,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def steady_phase(results: dict, args, run_dir: Path) -> dict:
     job_rate = results.get("b_job", {}).get("records_per_s") or float(os.environ.get("BENCH_STEADY_RATE", 20000)) * 2
-    trigger = conf_value("TRIGGER_INTERVAL")
+    trigger = job_config().trigger_interval
     trigger_s = interval_seconds(trigger)
     figures = steady.steady_state(args.partitions, job_rate / 2, args.steady_seconds, trigger_s, run_dir,
                                   TRIGGER_INTERVAL=trigger)

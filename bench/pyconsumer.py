@@ -1,6 +1,6 @@
 """(c) What a user would write instead of the Spark job: one Python process with confluent-kafka,
 the same parsing contract (bench/pyparse.py) and the same MySQL transaction per batch as the job
-(app/store.commit_batch: lease check, counts upsert, offsets, ledger row).
+(errorcount/store.py commit_batch: lease check, counts upsert, offsets, ledger row).
 
     python -m bench.pyconsumer --until '{"0": 500000, ...}'    (config from the environment)
 

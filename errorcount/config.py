@@ -166,6 +166,12 @@ def typed(s: Setting, text: str):
     return value
 
 
+def interval_seconds(text: str) -> float:
+    """A TRIGGER_INTERVAL value ('500 milliseconds', '5 seconds', '1 minute') in seconds."""
+    number, unit = text.split()
+    return int(number) * (0.001 if unit.startswith("milli") else 60 if unit.startswith("minute") else 1)
+
+
 def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
     """The rules between settings; each setting's own rule comes from its declaration (typed)."""
     managed = sorted(name for name in kafka_options if name[6:] in SPARK_MANAGED)

@@ -114,3 +114,9 @@ def test_secrets_file_refuses_other_lines_without_echoing_them(tmp_path, line):
     with pytest.raises(ConfigError, match="line 2") as error:
         load_config(["--secrets-file", str(secrets)], {})
     assert "hunter2" not in error.value.message
+
+
+def test_trigger_intervals_read_in_seconds():
+    from errorcount.config import interval_seconds
+
+    assert [interval_seconds(t) for t in ("500 milliseconds", "1 second", "5 seconds", "2 minutes")] == [0.5, 1, 5, 120]
