@@ -8,8 +8,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup venv jars up down status topic run produce counts test test-unit test-integration \
-        test-faults test-mysql chaos bench lint config-docs check compose-check schema clean package submit-yarn stop-yarn \
+.PHONY: help setup venv java jars up down status topic run produce counts test test-unit test-integration \
+        test-faults test-mysql chaos bench lint config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
         yarn-up yarn-down yarn-test
 
 help: ## Show this help
@@ -27,6 +27,18 @@ setup: ## Install the Debian packages the stack and tests need, once (root: Mari
 	@scripts/setup.sh
 
 venv: $(STAMP) ## Create .venv with the pinned Python dependencies
+
+# The contract as a JVM class (java/): compiled against pyspark's own jars with the JDK the
+# project requires; the jar is reproducible (sorted entries, fixed times).
+CLASSIFIER := .local/java/errorcount-classify.jar
+$(CLASSIFIER): $(wildcard java/errorcount/*.java) $(STAMP)
+	@rm -rf .local/java/classes && mkdir -p .local/java/classes
+	@javac --release 17 -encoding UTF-8 -cp "$$($(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*" \
+	  -d .local/java/classes $(sort $(wildcard java/errorcount/*.java))
+	@jar --create --date=1980-01-01T00:00:02Z --no-manifest --file $@ -C .local/java/classes .
+	@echo "built $@"
+
+java: $(CLASSIFIER) ## Compile the JVM log-line classifier (java/) into .local/java
 
 jars: venv ## Resolve the Spark Kafka connector and Kafka broker jars into .local/jars
 	@scripts/jars.sh spark >/dev/null
@@ -56,8 +68,11 @@ produce: venv ## Write sample log lines to the topic (LINES=10000)
 counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
 	@$(PY) -m errorcount.tools.counts
 
-check: lint ## Lint + unit tests, no services (a couple of minutes): before each commit
+check: lint java ## Lint + unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
+
+differential: java ## The JVM classifier against bench/pyparse.py on DIFFERENTIAL_VALUES (3000000) generated and mutated values
+	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf and the table of docs/configuration.md from errorcount/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf
@@ -69,7 +84,7 @@ lint: venv ## Lint Python code with ruff
 compose-check: venv ## Validate docker-compose.yml with docker-compose config
 	@scripts/stack.sh compose-check
 
-test-unit: venv ## Unit tests (one local SparkSession, no services)
+test-unit: venv java ## Unit tests (one local SparkSession, no services)
 	$(PY) -m pytest tests/unit
 
 test-integration: up ## Integration tests against the real Kafka and MariaDB
@@ -107,7 +122,7 @@ yarn-down: venv ## Stop the local MiniYARNCluster
 yarn-test: venv jars up yarn-up package ## The job on the local YARN: AM killed mid-stream, attempt 2 resumes exact, stop marker
 	$(PY) -m pytest tests/yarn
 
-test: setup venv jars lint compose-check up ## Lint, compose check, unit, integration, faults (CI adds make yarn-test)
+test: setup venv java jars lint compose-check up ## Lint, compose check, unit, integration, faults (CI adds make yarn-test)
 	$(PY) -m pytest tests --ignore=tests/yarn
 
 clean: down yarn-down ## Stop the stack and delete .local (data, jars, secrets) and .venv

@@ -3,17 +3,23 @@ Spark session, Python process) so any dependence of minute keys on a local zone 
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
+
+CLASSIFIER = Path(__file__).resolve().parents[2] / ".local" / "java" / "errorcount-classify.jar"
 
 
 @pytest.fixture(scope="session")
 def spark():
     os.environ["TZ"] = "Pacific/Chatham"  # +12:45/+13:45: no whole-hour accident can hide
     time.tzset()
+    if not CLASSIFIER.exists():
+        pytest.fail(f"{CLASSIFIER} is missing: run the unit tests through make (make check / make test-unit builds it)")
     session = (SparkSession.builder.master("local[2]").appName("errorcount-unit")
                .config("spark.ui.enabled", "false")
+               .config("spark.jars", str(CLASSIFIER))
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.session.timeZone", "America/St_Johns")
                .config("spark.driver.extraJavaOptions", "-Duser.timezone=Asia/Kathmandu")
