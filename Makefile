@@ -59,7 +59,7 @@ schema: venv ## Apply sql/schema.sql to the configured MySQL (admin credentials)
 topic: venv ## Create the configured topic if missing (KAFKA_TOPIC, TOPIC_PARTITIONS)
 	@scripts/run.sh topic
 
-run: venv ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
+run: venv java ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
 	@scripts/run.sh job
 
 produce: venv ## Write sample log lines to the topic (LINES=10000)
@@ -87,25 +87,25 @@ compose-check: venv ## Validate docker-compose.yml with docker-compose config
 test-unit: venv java ## Unit tests (one local SparkSession, no services)
 	$(PY) -m pytest tests/unit
 
-test-integration: up ## Integration tests against the real Kafka and MariaDB
+test-integration: java up ## Integration tests against the real Kafka and MariaDB
 	$(PY) -m pytest tests/integration
 
-test-faults: up ## Fault tests (crashes, outages, zombies, data loss) against the real Kafka and MariaDB
+test-faults: java up ## Fault tests (crashes, outages, zombies, data loss) against the real Kafka and MariaDB
 	$(PY) -m pytest tests/faults
 
-test-mysql: venv jars ## The tests marked `mysql` again on real MySQL 8.0 (stops MariaDB; MySQL stays up after)
+test-mysql: venv java jars ## The tests marked `mysql` again on real MySQL 8.0 (stops MariaDB; MySQL stays up after)
 	@scripts/db.sh stop
 	@MYSQL_SERVER=mysql scripts/stack.sh up
 	MYSQL_SERVER=mysql $(PY) -m pytest -m mysql tests/integration tests/faults
 
-chaos: up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes docs/RELIABILITY.md
+chaos: java up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes docs/RELIABILITY.md
 	$(PY) -m errorcount.tools.chaos --report docs/RELIABILITY.md $(CHAOS_ARGS)
 
-bench: jars up ## Measure the job against Kafka's read ceiling and the alternatives (BENCH_LINES=5000000); writes bench/
+bench: java jars up ## Measure the job against Kafka's read ceiling and the alternatives (BENCH_LINES=5000000); writes bench/
 	$(PY) -m bench
 
-package: jars ## Build the YARN bundle in .local/package (app zip, packed Python env, connector jars, conf)
-	@$(PY) -m errorcount.tools.package .local/package "$$(scripts/jars.sh spark)"
+package: java jars ## Build the YARN bundle in .local/package (app zip, packed Python env, connector and classifier jars, conf)
+	@$(PY) -m errorcount.tools.package .local/package "$$(scripts/jars.sh spark),$(CLASSIFIER)"
 
 submit-yarn: package ## Submit the job to YARN in cluster mode (HADOOP_CONF_DIR; see docs/yarn.md)
 	@scripts/submit-yarn.sh

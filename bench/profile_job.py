@@ -11,7 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from errorcount.aggregate import batch_summary_df, dead_letter_slots
-from errorcount.parse import classify_lines_df, fields_df, with_match
+from errorcount.parse import CLASSIFIER_UDF, classify_lines_df, register_classifier
 
 
 def timed(action, runs: int = 3) -> float:
@@ -27,6 +27,7 @@ def timed(action, runs: int = 3) -> float:
 def main() -> int:
     topic, records = os.environ["KAFKA_TOPIC"], int(os.environ["BENCH_PROFILE_RECORDS"])
     spark = SparkSession.builder.appName("errorcount-bench-profile").getOrCreate()
+    register_classifier(spark)
     partitions = int(os.environ["BENCH_PARTITIONS"])
     ends = {topic: {str(p): records // partitions for p in range(partitions)}}
     source = (spark.read.format("kafka").option("kafka.bootstrap.servers", os.environ["KAFKA_BOOTSTRAP_SERVERS"])
@@ -41,9 +42,10 @@ def main() -> int:
 
     slots = dead_letter_slots(1000, partitions)  # DEAD_LETTER_LIMIT's default
     steps = [("Kafka read (Spark source)", lambda: consume(source)),
-             ("+ decode, regex match", lambda: consume(source.transform(with_match))),
-             ("+ fields, minute", lambda: consume(source.transform(fields_df).drop("value", "text"))),
-             ("+ reject reasons (classify_lines_df)", lambda: consume(source.transform(classify_lines_df))),
+             ("+ the JVM classifier (packed outcome)", lambda: consume(source.select(
+                 "partition", "offset", F.call_function(CLASSIFIER_UDF, F.col("value")).alias("packed")))),
+             ("+ minute, reject reason, raw prefix (classify_lines_df)",
+              lambda: consume(source.transform(classify_lines_df))),
              ("+ aggregate without dead letters", lambda: source.transform(classify_lines_df)
               .transform(batch_summary_df).collect()),
              ("+ dead letters (the job's one Spark job per batch)", lambda: source.transform(classify_lines_df)

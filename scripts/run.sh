@@ -35,6 +35,9 @@ run_job() {
   ensure_local_stack
   [ "${RUN_CREATE_TOPIC:-1}" = 0 ] || create_topic >&2
   local jars; jars=$("$ROOT/scripts/jars.sh" spark)
+  local classifier="$LOCAL/java/errorcount-classify.jar"  # the log-line contract (java/), make java
+  [ -f "$classifier" ] || die "$classifier is missing: run 'make java' (make run builds it)."
+  jars="$jars,$classifier"
   export SPARK_CONF_DIR="$ROOT/conf" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
   export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
   export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}  # local mode: no need to look for a LAN address

@@ -10,6 +10,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from bench import pyparse
+from errorcount.parse import register_classifier
 from errorcount.tools import produce
 from tests.unit.test_parse import CASES, epoch_minute
 
@@ -67,7 +68,7 @@ def classify_in_jvm(spark, values: list[bytes | None]) -> list[int]:
 
 @pytest.fixture(scope="module")
 def classifier(spark):
-    spark.udf.registerJavaFunction("errorcount_classify", "errorcount.ClassifyLine", "bigint")
+    register_classifier(spark)
     return spark
 
 
