@@ -41,3 +41,10 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
     return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates)
             .select("partition", "error_minute", "dead_slot", "records", "rejected", "min_offset", "max_offset",
                     "reject_reason", "raw_value"))
+
+
+def rejected_rows_df(classified: DataFrame) -> DataFrame:
+    """In: classify_lines_df output. Out: partition, offset, reject_reason, raw_value of every
+    rejected row: the dead letters of a batch whose rejects fit under DEAD_LETTER_LIMIT but whose
+    slot picks (batch_summary_df) collided, collected in a second, bounded job."""
+    return classified.where(F.col("reject_reason").isNotNull()).select("partition", "offset", "reject_reason", "raw_value")

@@ -8,12 +8,12 @@ import time
 from pyspark.sql import DataFrame
 
 from errorcount import checkpoint, faults, logline, offsets, store
-from errorcount.aggregate import batch_summary_df, dead_letter_slots
+from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
 from errorcount.config import Config
 from errorcount.errors import FencedError, JobStop
 from errorcount.retention import Retention
 from errorcount.retry import retry
-from errorcount.summary import BatchSummary, summarize
+from errorcount.summary import BatchSummary, every_dead_letter, summarize
 
 log = logging.getLogger("errorcount.batch")
 
@@ -81,6 +81,11 @@ class BatchCommitter:
         summary = summarize(rows, self.cfg.dead_letter_limit)
         if not summary.records:
             return
+        if len(summary.dead_letters) < summary.rejected <= self.cfg.dead_letter_limit:
+            # Two rejects of a partition fell on one slot: every reject fits under the cap, so a
+            # second job (at most DEAD_LETTER_LIMIT rows) keeps them all. A clean batch, or one
+            # whose picks kept every reject, runs one job.
+            summary.dead_letters = every_dead_letter(rejected_rows_df(source).collect())
         offsets.check_no_overlap(self.expected, summary.ranges)
         counted = time.monotonic()
         after = offsets.advance(self.expected, summary.ranges)

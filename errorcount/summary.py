@@ -38,3 +38,9 @@ def summarize(rows: Iterable[Mapping], dead_letter_limit: int | None = None) -> 
         summary.ranges[row["partition"]] = (min(low, row["min_offset"]), max(high, row["max_offset"]))
     summary.dead_letters = sorted(summary.dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit]
     return summary
+
+
+def every_dead_letter(rows: Iterable[Mapping]) -> list[tuple[int, int, str, bytes | None]]:
+    """rejected_rows_df rows as dead letters (partition, offset, reason, raw value), in order."""
+    return sorted((row["partition"], row["offset"], row["reject_reason"],
+                   None if row["raw_value"] is None else bytes(row["raw_value"])) for row in rows)

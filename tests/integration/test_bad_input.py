@@ -70,3 +70,21 @@ def test_dead_letters_beyond_the_cap_are_only_counted(clean_error_log, make_topi
     assert (records, rejected) == (40, 40)
     assert 0 < kept <= 7 * batches
     assert driver.stop() == 0
+
+
+def test_every_reject_under_the_cap_is_kept_even_when_offsets_share_a_slot(clean_error_log, make_topic, start_driver):
+    """8 rejects under a cap of 8 over 4 partitions (2 slots each), at offsets 0 and 2 of every
+    partition: the same slot (offset mod 2). All 8 must be kept; a sample is only for beyond the cap."""
+    admin = clean_error_log
+    topic, job = make_topic(partitions=4), unique("job")
+    bad = set(range(0, 4)) | set(range(8, 12))  # event i lands at partition i % 4, offset i // 4
+    events = [produce.Event(b"garbage %d" % i, None, True) if i in bad else
+              produce.Event(b"2036-01-01 10:00:00 INFO fine", None, False) for i in range(16)]
+    produce.produce(topic, events, partitions=4)
+    driver = start_driver(job, topic, env={"DEAD_LETTER_LIMIT": "8"})
+    catch_up(admin, job, topic, driver)
+    rows = query(admin, "SELECT kafka_partition, kafka_offset, reason FROM rejected_lines WHERE topic = %s "
+                        "ORDER BY kafka_partition, kafka_offset", (topic,))
+    assert [(int(p), int(o), r) for p, o, r in rows] == [(p, o, "bad_timestamp") for p in range(4) for o in (0, 2)]
+    assert ledger(admin, job)[1:] == (16, 0, 8)
+    assert driver.stop() == 0

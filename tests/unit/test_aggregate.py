@@ -4,9 +4,9 @@ picked in the same job."""
 from chispa import assert_df_equality
 from pyspark.sql import Row
 
-from errorcount.aggregate import batch_summary_df, dead_letter_slots
+from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
 from errorcount.parse import REJECT_LEVEL, REJECT_NULL, REJECT_TIMESTAMP, classify_lines_df
-from errorcount.summary import BatchSummary, summarize
+from errorcount.summary import BatchSummary, every_dead_letter, summarize
 
 IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary"
 OUT_SCHEMA = ("partition int, error_minute long, dead_slot long, records long, rejected long, "
@@ -81,3 +81,10 @@ def test_summarize_adds_up_minutes_and_offset_ranges():
 
 def test_summarize_of_nothing_is_empty():
     assert summarize([]) == BatchSummary()
+
+
+def test_rejected_rows_are_every_reject_with_its_reason_and_prefix(spark):
+    rows = [(0, 5, None, False, "bad_level", bytearray(b"x")), (1, 2, 100, True, None, None),
+            (0, 7, None, False, "null_value", None), (1, 9, None, False, "empty_line", bytearray(b""))]
+    collected = rejected_rows_df(spark.createDataFrame(rows, IN_SCHEMA)).collect()
+    assert every_dead_letter(collected) == [(0, 5, "bad_level", b"x"), (0, 7, "null_value", None), (1, 9, "empty_line", b"")]
