@@ -22,7 +22,7 @@ from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "abcdefp"
+PHASES = "asbcdefp"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -62,6 +62,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--minutes", type=int, default=180, help="corpus time span")
     parser.add_argument("--only", default=PHASES, help="phases to run, letters, e.g. 'ab' (a partial run writes to .local/bench)")
     parser.add_argument("--steady-seconds", type=float, default=60, help="measured steady-state seconds (e)")
+    parser.add_argument("--steady-rate", type=float, default=float(os.environ.get("BENCH_STEADY_RATE", 150_000)),
+                        help="the fixed producer rate of (e), records/s (env BENCH_STEADY_RATE)")
     parser.add_argument("--soak-batches", type=int, default=1000, help="tiny batches of the soak (f)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default: bench/ for a full run)")
     return parser
@@ -82,11 +84,12 @@ def main(argv: list[str] | None = None) -> int:
         "trigger_interval": job_config().trigger_interval,
         "max_offsets_per_trigger": str(job_config().max_offsets_per_trigger), "logs": str(run_dir)}}
     steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
+             ("s", "a2_spark_source", "(a') Spark's Kafka source alone", lambda: phases.spark_source_only(data, run_dir)),
              ("b", "b_job", "(b) the job, catch-up", lambda: phases.spark_catch_up(data, run_dir, "b-job")),
              ("c", "c_python", "(c) pure-Python consumer", lambda: phases.python_consumer(data, run_dir)),
              ("d", "d_naive_udf", "(d) naive UDF job",
               lambda: phases.spark_catch_up(data, run_dir, "d-naive-udf", "bench/naive_job.py")),
-             ("e", "e_steady", "(e) steady state", lambda: steady_phase(results, args, run_dir)),
+             ("e", "e_steady", "(e) steady state", lambda: steady_phase(args, run_dir)),
              ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
              ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000))]
     for letter, key, title, run in steps:
@@ -103,11 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def steady_phase(results: dict, args, run_dir: Path) -> dict:
-    job_rate = results.get("b_job", {}).get("records_per_s") or float(os.environ.get("BENCH_STEADY_RATE", 20000)) * 2
+def steady_phase(args, run_dir: Path) -> dict:
+    """(e) at a fixed rate (--steady-rate), so its latency compares across changes and runs."""
     trigger = job_config().trigger_interval
     trigger_s = interval_seconds(trigger)
-    figures = steady.steady_state(args.partitions, job_rate / 2, args.steady_seconds, trigger_s, run_dir,
+    figures = steady.steady_state(args.partitions, args.steady_rate, args.steady_seconds, trigger_s, run_dir,
                                   TRIGGER_INTERVAL=trigger)
     return {**figures, "trigger_interval_s": trigger_s, "warm_up_s": steady.WARM_UP_S}
 

@@ -87,6 +87,38 @@ def read_ceiling(corpus: Corpus, log_dir: Path) -> dict:
     return {**best, "runs": runs}
 
 
+def catch_up_figures(batches: list, lines: int, driver: procs.Driver, name: str) -> dict:
+    """Rates and per-batch means of a catch-up from its batch lines, the same for (a') and (b)."""
+    if sum(b.records for b in batches) != lines:
+        raise BenchError(f"{name}: the driver log accounts for {sum(b.records for b in batches)} records")
+    first_start = batches[0].done - batches[0].batch_ms / 1000
+    seconds = batches[-1].done - first_start
+    warm_rate, warm_batches = procs.warm_rate(batches)
+    return {"records_per_s": lines / seconds, "catch_up_s": seconds,
+            "warm_records_per_s": warm_rate, "warm_batches": warm_batches,
+            "startup_s": first_start - driver.launched, "batches": len(batches),
+            "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches),
+            "mean_commit_ms": sum(b.commit_ms for b in batches) / len(batches),
+            "mean_count_ms": sum(b.count_ms for b in batches) / len(batches),
+            "first_batch_ms": batches[0].batch_ms,
+            # Spark's own work between batches: offsets, planning, the checkpoint's write-ahead log.
+            "mean_between_batches_ms": (seconds * 1000 - sum(b.batch_ms for b in batches)) / max(1, len(batches) - 1)}
+
+
+def spark_source_only(corpus: Corpus, log_dir: Path) -> dict:
+    """(a') Spark's Kafka source alone, in the job's query shape: the ceiling of any Spark job here."""
+    driver = procs.Driver(log_dir / "a2-source.log", job_env("bench-source", corpus.topic), "bench/source_only_job.py")
+    steal = procs.Steal()
+    try:
+        wait_for_driver(driver, lambda: sum(b.records for b in procs.batch_logs(driver.log())) >= corpus.lines, 3600,
+                        "the source-only query to read the corpus")
+        cpu = procs.cpu_seconds(driver.process.pid)
+    finally:
+        rc = driver.stop()
+    return {**catch_up_figures(procs.batch_logs(driver.log()), corpus.lines, driver, "(a')"), "exit_code": rc,
+            "peak_rss_mb": rss_peaks(driver.rss.samples), "cpu_s": cpu, "cpu_steal_share": steal.share()}
+
+
 def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "errorcount/main.py", **env: str) -> dict:
     """(b) or (d): a fresh job reads the whole topic; figures from its batch log lines."""
     conn = reset()
@@ -102,21 +134,7 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "er
         rc = driver.stop()
     samples = driver.rss.samples
     check_exact(conn, job, corpus.topic, corpus.expected, corpus.lines, name)
-    batches = procs.batch_logs(driver.log())
-    if sum(b.records for b in batches) != corpus.lines:
-        raise BenchError(f"{name}: the driver log accounts for {sum(b.records for b in batches)} records")
-    first_start = batches[0].done - batches[0].batch_ms / 1000
-    seconds = batches[-1].done - first_start
-    warm_rate, warm_batches = procs.warm_rate(batches)
-    return {"records_per_s": corpus.lines / seconds, "catch_up_s": seconds,
-            "warm_records_per_s": warm_rate, "warm_batches": warm_batches,
-            "startup_s": first_start - driver.launched, "batches": len(batches),
-            "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches),
-            "mean_commit_ms": sum(b.commit_ms for b in batches) / len(batches),
-            "mean_count_ms": sum(b.count_ms for b in batches) / len(batches),
-            "first_batch_ms": batches[0].batch_ms, "exit_code": rc,
-            # Spark's own work between batches: offsets, planning, the checkpoint's write-ahead log.
-            "mean_between_batches_ms": (seconds * 1000 - sum(b.batch_ms for b in batches)) / max(1, len(batches) - 1),
+    return {**catch_up_figures(procs.batch_logs(driver.log()), corpus.lines, driver, name), "exit_code": rc,
             "peak_rss_mb": rss_peaks(samples), "cpu_s": cpu, "cpu_steal_share": steal.share(),
             "error_log_exact": True}
 

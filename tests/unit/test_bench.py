@@ -52,10 +52,14 @@ def test_rss_trend_finds_growth_and_ignores_warm_up():
 
 def test_percentile_and_goals():
     assert percentile([3.0, 1.0, 2.0, 4.0], 0.5) == 3.0
-    results = {"a_ceiling": {"records_per_s": 100.0}, "b_job": {"records_per_s": 70.0},
-               "c_python": {"records_per_s": 20.0}, "d_naive_udf": {"records_per_s": 15.0}}
-    met = {goal: ok for goal, _measured, ok in report.goals(results)}
-    assert met == {"(b) >= 0.6 x (a)": True, "(b) >= 3 x (c)": True, "(b) >= 5 x (d)": False}
+    results = {"a_ceiling": {"records_per_s": 1000.0}, "a2_spark_source": {"warm_records_per_s": 100.0},
+               "b_job": {"records_per_s": 70.0, "warm_records_per_s": 75.0},
+               "c_python": {"records_per_s": 20.0}, "d_naive_udf": {"records_per_s": 30.0}}
+    met = {goal[:12]: (measured, ok) for goal, measured, ok in report.goals(results)}
+    assert met == {"(b) warm >= ": ("0.75 x", True), "(b) >= 4 x (": ("3.50 x", False), "(b) >= 2.5 x": ("2.33 x", False)}
+    assert report.ratios(results) == {"b_warm_over_spark_source": 0.75, "b_over_python": 3.5,
+                                      "b_over_udf": 70 / 30, "b_over_kafka": 0.07}
+    assert report.ratios({"b_job": {"records_per_s": 1.0}})["b_warm_over_spark_source"] is None
 
 
 def test_native_memory_categories_and_their_report():
@@ -73,7 +77,7 @@ def test_native_memory_categories_and_their_report():
 
 def test_empty_trigger_goal_needs_no_batch_and_little_cpu():
     def goal(idle):
-        steady = {"trigger_interval_s": 1, "latency_s": {"p99": 1.5}, "idle": idle}
+        steady = {"trigger_interval_s": 1, "latency_s": {"p99": 1.5}, "idle": idle, "target_rate": 150_000}
         return {name[:30]: (measured, ok) for name, measured, ok in report.goals({"e_steady": steady})}
 
     cheap = {"seconds": 20.0, "batches_run": 0, "driver_cores": 0.02, "cpu_ms_per_trigger": 20.0}
@@ -81,6 +85,7 @@ def test_empty_trigger_goal_needs_no_batch_and_little_cpu():
     assert goal({**cheap, "batches_run": 3})["empty-batch overhead <= 150 ms"] == ("20.00 ms, 3 batches ran", False)
     assert goal({**cheap, "cpu_ms_per_trigger": 151.0})["empty-batch overhead <= 150 ms"][1] is False
     assert "empty-batch overhead <= 150 ms" not in goal(None)
+    assert goal(cheap)["p99 latency minus the trigger a"] == ("0.50 s", True)  # 1.5 s at a 1 s trigger
     assert report.idle_lines(cheap, 1)[0].endswith("20.0 ms of CPU per empty trigger.")
 
 
