@@ -85,7 +85,7 @@ def test_empty_trigger_goal_needs_no_batch_and_little_cpu():
     assert goal({**cheap, "batches_run": 3})["empty-batch overhead <= 150 ms"] == ("20.00 ms, 3 batches ran", False)
     assert goal({**cheap, "cpu_ms_per_trigger": 151.0})["empty-batch overhead <= 150 ms"][1] is False
     assert "empty-batch overhead <= 150 ms" not in goal(None)
-    assert goal(cheap)["p99 latency minus the trigger a"] == ("0.50 s", True)  # 1.5 s at a 1 s trigger
+    assert goal(cheap)["p99 latency minus the trigger "] == ("0.50 s", True)  # 1.5 s at a 1 s trigger
     assert report.idle_lines(cheap, 1)[0].endswith("20.0 ms of CPU per empty trigger.")
 
 
