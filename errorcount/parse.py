@@ -37,15 +37,19 @@ REJECT_DATE = "impossible_date"
 REJECT_RANGE = "minute_out_of_range"
 REJECT_CODES = {2: REJECT_NULL, 3: REJECT_EMPTY, 4: REJECT_TIMESTAMP, 5: REJECT_LEVEL, 6: REJECT_DATE, 7: REJECT_RANGE}
 
-_registered: set[str] = set()
+_registered: set[tuple[str, str]] = set()
 
 
-def register_classifier(spark: SparkSession) -> None:
-    """Registers the JVM classifier as CLASSIFIER_UDF, once per Spark application. Its jar must
-    be on the classpath (scripts/run.sh and the YARN package pass it with --jars)."""
-    key = spark.sparkContext.applicationId
+def register_classifier(spark: SparkSession, error_levels: str = "ERROR") -> None:
+    """Registers an instance of the JVM classifier, built with its configuration, as
+    CLASSIFIER_UDF, once per Spark application. Its jar must be on the classpath (scripts/run.sh
+    and the YARN package pass it with --jars)."""
+    key = (spark.sparkContext.applicationId, error_levels)
     if key not in _registered:
-        spark.udf.registerJavaFunction(CLASSIFIER_UDF, CLASSIFIER_CLASS, "bigint")
+        jvm = spark.sparkContext._jvm
+        classifier = getattr(jvm, CLASSIFIER_CLASS.split(".")[0]).ClassifyLine(error_levels)
+        spark._jsparkSession.udf().register(CLASSIFIER_UDF, classifier, jvm.org.apache.spark.sql.types.DataTypes.LongType)
+        _registered.clear()
         _registered.add(key)
 
 

@@ -10,8 +10,11 @@ import org.apache.spark.sql.api.java.UDF1;
  *
  * <p>No regex, no String, no allocation: one pass over the first line's bytes. The grammar is
  * ASCII, so working on UTF-8 bytes gives what decoding with replacement would (a byte that is not
- * ASCII is never part of a valid line, and never a newline). Stateless and deterministic; no input
- * (null, empty, any size or content) can make it throw.
+ * ASCII is never part of a valid line, and never a newline). Deterministic, immutable once built;
+ * no input (null, empty, any size or content) can make it throw.
+ *
+ * <p>Configuration comes in through the constructor (an instance is registered through the JVM,
+ * errorcount/parse.py): the levels that count as errors, ASCII letters compared case-insensitively.
  */
 public final class ClassifyLine implements UDF1<byte[], Long> {
     private static final long serialVersionUID = 1L;
@@ -31,13 +34,34 @@ public final class ClassifyLine implements UDF1<byte[], Long> {
     static final long MIN_MINUTE = epochDay(1000, 1, 1) * 1440;
     static final long MAX_MINUTE = epochDay(9999, 12, 31) * 1440 + 23 * 60 + 59;
 
+    private final byte[][] errorLevels;  // upper-case ASCII letters
+
+    /** The contract as written: level ERROR is an error. */
+    public ClassifyLine() {
+        this("ERROR");
+    }
+
+    /** errorLevels: comma-separated level names (ASCII letters) that count as errors. */
+    public ClassifyLine(String errorLevels) {
+        String[] names = errorLevels.split(",", -1);
+        this.errorLevels = new byte[names.length][];
+        for (int i = 0; i < names.length; i++) {
+            String name = names[i].trim();
+            if (name.isEmpty() || !name.chars().allMatch(c -> (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+                throw new IllegalArgumentException("error level " + (i + 1) + " of '" + errorLevels
+                        + "' must be one or more ASCII letters");
+            }
+            this.errorLevels[i] = name.toUpperCase(java.util.Locale.ROOT).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        }
+    }
+
     @Override
     public Long call(byte[] value) {
         return classify(value);
     }
 
     /** The packed outcome of one value (null: NULL_VALUE). */
-    public static long classify(byte[] value) {
+    public long classify(byte[] value) {
         if (value == null) {
             return NULL_VALUE;
         }
@@ -62,7 +86,7 @@ public final class ClassifyLine implements UDF1<byte[], Long> {
     }
 
     /** The contract on a non-empty line value[start, end): trimmed, first line only. */
-    private static long classifyLine(byte[] b, int start, int end) {
+    private long classifyLine(byte[] b, int start, int end) {
         int p = start;
         // YYYY-MM-DD{ |T}HH:MM:SS
         if (end - p < 19 || !digits(b, p, 4) || b[p + 4] != '-' || !digits(b, p + 5, 2) || b[p + 7] != '-'
@@ -144,13 +168,25 @@ public final class ClassifyLine implements UDF1<byte[], Long> {
         if (epochMinute < MIN_MINUTE || epochMinute > MAX_MINUTE) {
             return MINUTE_OUT_OF_RANGE;
         }
-        boolean error = letters == 5 && isError(b, levelStart);
-        return (epochMinute << CODE_BITS) | (error ? ERROR : VALID);
+        return (epochMinute << CODE_BITS) | (isError(b, levelStart, letters) ? ERROR : VALID);
     }
 
-    private static boolean isError(byte[] b, int at) {
-        return upper(b[at]) == 'E' && upper(b[at + 1]) == 'R' && upper(b[at + 2]) == 'R'
-                && upper(b[at + 3]) == 'O' && upper(b[at + 4]) == 'R';
+    private boolean isError(byte[] b, int at, int letters) {
+        for (byte[] level : errorLevels) {
+            if (level.length == letters && sameLetters(b, at, level)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean sameLetters(byte[] b, int at, byte[] upperLevel) {
+        for (int i = 0; i < upperLevel.length; i++) {
+            if (upper(b[at + i]) != upperLevel[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int upper(byte c) {

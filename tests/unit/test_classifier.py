@@ -86,3 +86,15 @@ def test_the_classifier_and_pyparse_agree_on_generated_and_mutated_values(classi
     assert disagree == [], f"{len(disagree)} of {len(values)} disagree, e.g. {disagree[:5]}"
     codes = {g & 15 for g in got}
     assert codes == {0, 1, 2, 3, 4, 5, 6, 7}  # every outcome was exercised
+
+
+def test_error_levels_come_in_through_the_constructor(spark):
+    values = [b"2030-01-01 10:00:00 WARN a", b"2030-01-01 10:00:00 [fatal]: b", b"2030-01-01 10:00:00 ERROR c"]
+    try:
+        register_classifier(spark, "warn,FATAL")
+        assert [p & 15 for p in classify_in_jvm(spark, values)] == [1, 1, 0]
+    finally:
+        register_classifier(spark)  # the contract as written, for the other tests
+    assert [p & 15 for p in classify_in_jvm(spark, values)] == [0, 0, 1]
+    with pytest.raises(Exception, match="must be one or more ASCII letters"):
+        register_classifier(spark, "ERROR,,WARN")
