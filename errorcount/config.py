@@ -159,7 +159,8 @@ def typed(s: Setting, text: str):
     if s.choices:
         chosen = next((c for c in s.choices if c.lower() == value.lower()), None)
         if chosen is None:
-            raise ConfigError(f"{s.name} must be one of {', '.join(s.choices)}, got {text!r}")
+            allowed = ", ".join(s.choices[:-1]) + " or " + s.choices[-1]
+            raise ConfigError(f"{s.name} must be {allowed}, got {text!r}")
         return chosen
     if s.pattern and not re.fullmatch(s.pattern, value):
         raise ConfigError(f"{s.name} must be {s.shape}, got {text!r}")

@@ -72,7 +72,9 @@ def test_options_spark_manages_are_refused():
     ({"MYSQL_PORT": "0"}, "MYSQL_PORT"),
     ({"MYSQL_PORT": "33o6"}, "MYSQL_PORT"),
     ({"KAFKA_TOPIC": "bad topic"}, "KAFKA_TOPIC"),
-    ({"STARTING_OFFSETS": "beginning"}, "STARTING_OFFSETS"),
+    ({"STARTING_OFFSETS": "beginning"}, "STARTING_OFFSETS must be earliest or latest, got .beginning."),
+    ({"ON_DATA_LOSS": "ignore"}, "ON_DATA_LOSS must be fail or skip"),
+    ({"LOG_LEVEL": "loud"}, "LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR"),
     ({"TRIGGER_INTERVAL": "5s"}, "TRIGGER_INTERVAL"),
     ({"MAX_OFFSETS_PER_TRIGGER": "-1"}, "MAX_OFFSETS_PER_TRIGGER"),
 ])
