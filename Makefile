@@ -62,7 +62,7 @@ topic: venv ## Create the configured topic if missing (KAFKA_TOPIC, TOPIC_PARTIT
 run: venv java ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
 	@scripts/run.sh job
 
-produce: venv ## Write sample log lines to the topic (LINES=10000)
+produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|access|json) and print what they count
 	@scripts/run.sh produce
 
 counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
@@ -71,8 +71,8 @@ counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
 check: lint java ## Lint + unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
-differential: java ## The JVM classifier against bench/pyparse.py on DIFFERENTIAL_VALUES (3000000) generated and mutated values
-	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py
+differential: java ## The JVM classifier against bench/pyparse.py and bench/pyformats.py on DIFFERENTIAL_VALUES (3000000) values per format
+	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py tests/unit/test_formats_differential.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf and the table of docs/configuration.md from errorcount/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf

@@ -124,7 +124,8 @@ class BatchCommitter:
 
         def attempt() -> None:
             try:
-                store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, summary, before, after)
+                store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, summary, before, after,
+                                   cfg.counts_table)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
                 stored = retry("re-reading the stored offsets", lambda: store.load_offsets(

@@ -181,6 +181,11 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
     if bool(merged["MYSQL_SSL_CERT"]) != bool(merged["MYSQL_SSL_KEY"]):
         raise ConfigError("MYSQL_SSL_CERT and MYSQL_SSL_KEY go together: set both or neither")
     values = {s.field: (merged[s.name] if s.secret else typed(s, merged[s.name])) for s in SETTINGS}
+    app_lines = values["log_format"] == "app" or (values["log_format"] == "json" and values["json_message_field"]
+                                                   and values["message_format"] == "app")
+    if app_lines and not all(re.fullmatch(r"[A-Za-z]+", name.strip()) for name in values["error_levels"].split(",")):
+        raise ConfigError(f"ERROR_LEVELS must be ASCII letters for app lines (LEVEL is letters), got "
+                          f"{values['error_levels']!r}; list level names such as ERROR,FATAL")
     return Config(**values, kafka_options=kafka_options)
 
 

@@ -20,7 +20,7 @@ from errorcount import checkpoint, errors, logline, offsets, progress, retention
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
 from errorcount.errors import DataLossError, JobStop
-from errorcount.parse import classify_lines_df
+from errorcount.parse import Contract, classify_lines_df, register_classifier
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
 
@@ -96,7 +96,8 @@ class Job:
         cfg = self.cfg
         conn = self.mysql("connecting to MySQL", lambda: store.connect(cfg))
         try:
-            self.mysql("checking the schema", lambda: store.verify_schema(conn, cfg.mysql_database))
+            self.mysql("checking the schema", lambda: store.verify_schema(conn, cfg.mysql_database,
+                                                                                 cfg.counts_table))
             if cfg.retention_days:
                 self.mysql("checking what retention needs", lambda: retention.check_ready(conn))
             reattempt = yarn_reattempt(self.spark, os.environ)
@@ -149,6 +150,7 @@ class Job:
             committer = BatchCommitter(self.cfg, conn, epoch, resume.stored, resume.partitions, self.retention, location)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
+            register_classifier(self.spark, Contract.of(self.cfg))
             lines = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets).transform(self.classify)
             query = (lines.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")

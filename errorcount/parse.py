@@ -1,15 +1,15 @@
-"""The log-line contract (docs/contract.md), applied inside the streaming plan by the project's JVM
-classifier (java/errorcount/ClassifyLine.java, a Spark Java UDF): rows stay in the JVM, and the
-one pass over each value's bytes replaces the regex pipeline the job used before.
+"""The log contracts (docs/contract.md), applied inside the streaming plan by the project's JVM
+classifier (java/errorcount/ClassifyLine.java, a Spark Java UDF): rows stay in the JVM, one pass
+over each value's bytes.
 
-A record's value is read as UTF-8; only its first line counts, without a trailing CR and
-surrounding spaces/tabs. That line is
-    TIMESTAMP  <spaces/tabs>  LEVEL[:]  [<space/tab> message]
-with TIMESTAMP = YYYY-MM-DD{' '|T}HH:MM:SS[{.|,}fraction][Z|+HH:MM|+HHMM]. Minutes are epoch
-minutes: UTC when the line has a zone, else the wall-clock minute as written. Nothing depends on
-the JVM, driver or session time zone: the classifier does integer arithmetic on the digits.
+LOG_FORMAT picks the contract: app lines (TIMESTAMP LEVEL message), access logs (Common/Combined
+Log Format, an error is a 5xx status) or JSON events (fields, or a wrapped app/access line).
+Minutes are epoch minutes: UTC when the record has a zone (or is an epoch number), else the
+wall-clock minute as written. Nothing depends on the JVM, driver or session time zone: the
+classifier does integer arithmetic on the digits.
 """
 
+from dataclasses import astuple, dataclass, fields
 from datetime import datetime
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -28,29 +28,55 @@ MAX_MINUTE = int((datetime(9999, 12, 31, 23, 59) - _EPOCH).total_seconds() // 60
 
 RAW_PREFIX_BYTES = 1024  # how much of a rejected value the dead-letter table keeps
 
-# Reasons a record is rejected, in the order they are checked, with the classifier's codes.
+# Reasons a record is rejected, with the classifier's codes (java/errorcount/Outcome.java). Each
+# contract checks its own in the order of the codes.
 REJECT_NULL = "null_value"
 REJECT_EMPTY = "empty_line"
 REJECT_TIMESTAMP = "bad_timestamp"
 REJECT_LEVEL = "bad_level"
 REJECT_DATE = "impossible_date"
 REJECT_RANGE = "minute_out_of_range"
-REJECT_CODES = {2: REJECT_NULL, 3: REJECT_EMPTY, 4: REJECT_TIMESTAMP, 5: REJECT_LEVEL, 6: REJECT_DATE, 7: REJECT_RANGE}
+REJECT_ACCESS = "bad_access_line"
+REJECT_STATUS = "bad_status"
+REJECT_JSON = "bad_json"
+REJECT_MESSAGE = "bad_message"
+REJECT_CODES = {2: REJECT_NULL, 3: REJECT_EMPTY, 4: REJECT_TIMESTAMP, 5: REJECT_LEVEL, 6: REJECT_DATE, 7: REJECT_RANGE,
+                8: REJECT_ACCESS, 9: REJECT_STATUS, 10: REJECT_JSON, 11: REJECT_MESSAGE}
 
-_registered: set[tuple[str, str]] = set()
+
+@dataclass(frozen=True)
+class Contract:
+    """What the classifier is built with: the log-format settings (errorcount/settings.py), in the
+    order of ClassifyLine's constructor."""
+    log_format: str = "app"
+    error_levels: str = "ERROR"
+    error_status_min: int = 500
+    json_time_fields: str = "@timestamp,timestamp,time,ts"
+    json_level_fields: str = "level,log.level,severity,levelname"
+    json_status_field: str = ""
+    json_epoch_unit: str = "auto"
+    json_message_field: str = ""
+    message_format: str = "app"
+
+    @classmethod
+    def of(cls, cfg) -> "Contract":
+        return cls(**{f.name: getattr(cfg, f.name) for f in fields(cls)})
 
 
-def register_classifier(spark: SparkSession, error_levels: str = "ERROR") -> None:
-    """Registers an instance of the JVM classifier, built with its configuration, as
-    CLASSIFIER_UDF, once per Spark application. Its jar must be on the classpath (scripts/run.sh
-    and the YARN package pass it with --jars)."""
-    key = (spark.sparkContext.applicationId, error_levels)
-    if key not in _registered:
+_registered: dict[str, Contract] = {}
+
+
+def register_classifier(spark: SparkSession, contract: Contract = Contract()) -> None:
+    """Registers an instance of the JVM classifier, built with the contract, as CLASSIFIER_UDF
+    (again only when the contract changes). Its jar must be on the classpath (scripts/run.sh and
+    the YARN package pass it with --jars). A bad contract fails here, with the classifier's reason."""
+    app = spark.sparkContext.applicationId
+    if _registered.get(app) != contract:
         jvm = spark.sparkContext._jvm
-        classifier = getattr(jvm, CLASSIFIER_CLASS.split(".")[0]).ClassifyLine(error_levels)
+        classifier = getattr(jvm, CLASSIFIER_CLASS.split(".")[0]).ClassifyLine(*astuple(contract))
         spark._jsparkSession.udf().register(CLASSIFIER_UDF, classifier, jvm.org.apache.spark.sql.types.DataTypes.LongType)
         _registered.clear()
-        _registered.add(key)
+        _registered[app] = contract
 
 
 @once_per_app
@@ -69,8 +95,10 @@ def classify_lines_df(df: DataFrame) -> DataFrame:
     """In: Kafka rows (value, partition, offset).
     Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
     reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null).
-    minute is null exactly when reject_reason is not."""
-    register_classifier(df.sparkSession)
+    minute is null exactly when reject_reason is not. The contract is the one registered
+    (register_classifier: the job registers its configured one), else app as written."""
+    if df.sparkSession.sparkContext.applicationId not in _registered:
+        register_classifier(df.sparkSession)
     return select_stages(df, _classify_stages())
 
 

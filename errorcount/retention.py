@@ -35,7 +35,9 @@ UPDATE_MERGED = ("UPDATE ingest_batches SET records = %s, error_lines = %s, reje
 # Between the first and the kept row of a group there are only that group's rows of this job
 # and topic: the group is a run of consecutive ids of that (job, topic) read in id order.
 DELETE_MERGED = "DELETE FROM ingest_batches WHERE job = %s AND topic = %s AND id >= %s AND id < %s"
-DELETE_DEAD_LETTERS = "DELETE FROM rejected_lines WHERE topic = %s AND seen_at < %s ORDER BY seen_at LIMIT %s"
+# job '' holds dead letters stored before rejected_lines had a job column: any job on the topic prunes them.
+DELETE_DEAD_LETTERS = ("DELETE FROM rejected_lines WHERE job IN (%s, '') AND topic = %s AND seen_at < %s "
+                       "ORDER BY seen_at LIMIT %s")
 # Privileges are checked even when no row matches: a startup probe that changes nothing.
 PROBE_DELETES = ("DELETE FROM ingest_batches WHERE 1 = 0", "DELETE FROM rejected_lines WHERE 1 = 0")
 
@@ -144,7 +146,7 @@ def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0
                                            row.offsets_before, row.id, job, topic))
             removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, row.id))
     with store.transaction(conn) as cursor:
-        deleted = cursor.execute(DELETE_DEAD_LETTERS, (topic, cutoff, limit))
+        deleted = cursor.execute(DELETE_DEAD_LETTERS, (job, topic, cutoff, limit))
     more = (len(rows) == limit and not plan.reached_young) or deleted == limit
     return PassResult(removed, deleted, plan.resume_id, more)
 

@@ -36,6 +36,8 @@ class Setting:
         return "--" + self.name.lower().replace("_", "-")
 
 
+NAMES = r"[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*"  # comma-separated, no entry empty or blank
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("KAFKA_BOOTSTRAP_SERVERS", str, "127.0.0.1:9092", "Kafka bootstrap servers, comma-separated",
             pattern=r"\S.*", shape="host:port[,host:port...]", group="Kafka"),
@@ -73,6 +75,36 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("STARTING_OFFSETS", str, "earliest", "where partitions without stored offsets start",
             note="Partitions with stored offsets always resume from MySQL.", choices=("earliest", "latest")),
     Setting("KAFKA_TIMEOUT", int, "30", "seconds one Kafka metadata request may take", low=1, high=3600),
+    Setting("LOG_FORMAT", str, "app", "what the topic's records are: app lines, access logs or JSON events",
+            note="The contracts: docs/contract.md. app: TIMESTAMP LEVEL message; access: Common/Combined Log Format, "
+                 "an error is a status from ERROR_STATUS_MIN; json: one JSON object per record.",
+            choices=("app", "access", "json"), group="Log format"),
+    Setting("ERROR_LEVELS", str, "ERROR", "comma-separated levels that count as errors (ASCII case-insensitive)",
+            note="For app lines (ASCII letters only) and JSON levels (any text, e.g. pino's 50).",
+            pattern=NAMES, shape="comma-separated names, none empty"),
+    Setting("ERROR_STATUS_MIN", int, "500", "the lowest HTTP status counted as an error (access, JSON_STATUS_FIELD)",
+            low=100, high=599),
+    Setting("JSON_TIME_FIELDS", str, "@timestamp,timestamp,time,ts",
+            "json: candidate timestamp fields; the first present and not null wins",
+            note="A name is a literal top-level key first, else a dotted path through nested objects.",
+            pattern=NAMES, shape="comma-separated field names, none empty"),
+    Setting("JSON_LEVEL_FIELDS", str, "level,log.level,severity,levelname",
+            "json: candidate level fields; the first present and not null wins",
+            pattern=NAMES, shape="comma-separated field names, none empty"),
+    Setting("JSON_STATUS_FIELD", str, "", "json: when set, an event is an error iff this field's status is "
+            "ERROR_STATUS_MIN to 599", note="For JSON access logs (nginx escape=json, Envoy, Traefik); "
+            "the level fields are then not read."),
+    Setting("JSON_EPOCH_UNIT", str, "auto", "json: how a numeric timestamp is read",
+            note="auto takes |n| >= 100000000000 as milliseconds, else seconds.", choices=("auto", "s", "ms")),
+    Setting("JSON_MESSAGE_FIELD", str, "", "json: when set, this string field holds the original line, "
+            "classified under MESSAGE_FORMAT alone",
+            note="For shippers that wrap raw lines (Filebeat, Fluent Bit, Vector: message; Docker: log)."),
+    Setting("MESSAGE_FORMAT", str, "app", "json with JSON_MESSAGE_FIELD: the contract of the wrapped line",
+            choices=("app", "access")),
+    Setting("COUNTS_TABLE", str, "error_log", "the table of per-minute counts this job writes (error_log's shape)",
+            note="Give each job its own table (make schema creates it when configured), so an access-log job and "
+                 "an application-log job do not add into one.",
+            pattern=r"[A-Za-z_][A-Za-z0-9_]{0,63}", shape="an identifier: letters, digits, _ (1 to 64)"),
     Setting("RETRY_SECONDS", int, "300", "how long MySQL/Kafka may be away before the job gives up (exit 5)",
             note="Meanwhile it retries inside the running driver with backoff (0.5 s doubling to 10 s).",
             high=7 * 24 * 3600, group="Failures and housekeeping"),

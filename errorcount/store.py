@@ -8,6 +8,7 @@ or not at all.
 
 import contextlib
 import json
+import re
 import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ REQUIRED_COLUMNS = {
     "job_leases": {"job", "epoch", "owner", "acquired_at"},
     "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "batches",
                        "offsets_before", "offsets_after", "committed_at"},
-    "rejected_lines": {"topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
+    "rejected_lines": {"job", "topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
     "skipped_offsets": {"job", "topic", "kafka_partition", "from_offset", "to_offset", "reason", "skipped_at"},
 }
 REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"}}  # RETENTION_DAYS deletes by it
@@ -40,23 +41,35 @@ SCHEMA_CHECKS = (  # (what the database has, what the job needs, how a missing n
 )
 SELECT_OFFSETS = ("SELECT kafka_partition, next_offset FROM kafka_offsets "
                   "WHERE job = %s AND topic = %s ORDER BY kafka_partition")
+COUNTS_TABLE = "error_log"  # the default; COUNTS_TABLE names another table of its shape
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 # VALUES(col) rather than a row alias: MariaDB 10.11 has no `AS new` (MySQL 8.4 only warns).
-UPSERT_COUNTS = ("INSERT INTO error_log (log_time, log_count) VALUES (%s, %s) "
+UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s) "
                  "ON DUPLICATE KEY UPDATE log_count = log_count + VALUES(log_count)")
 UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset) VALUES (%s, %s, %s, %s) "
                   "ON DUPLICATE KEY UPDATE next_offset = VALUES(next_offset), updated_at = CURRENT_TIMESTAMP(3)")
+SELECT_NEWEST_COUNTS = "SELECT log_time, log_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"  # make counts
+SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*) FROM `{table}`"
 BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner) VALUES (%s, 1, %s) "
               "ON DUPLICATE KEY UPDATE epoch = epoch + 1, owner = VALUES(owner), acquired_at = CURRENT_TIMESTAMP(3)")
 SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
 # acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
 SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
 # A dead letter seen again (a batch re-read after a crash) keeps its first row.
-INSERT_REJECTED = ("INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value) "
-                   "VALUES (%s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
+INSERT_REJECTED = ("INSERT INTO rejected_lines (job, topic, kafka_partition, kafka_offset, reason, raw_value) "
+                   "VALUES (%s, %s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
 INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
                  "offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
 INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, reason) "
                   "VALUES (%s, %s, %s, %s, %s, %s)")
+
+
+def with_table(statement: str, table: str) -> str:
+    """A statement on the counts table `table`: an identifier (COUNTS_TABLE's own rule, checked
+    again here because it is put into SQL text), quoted."""
+    if not IDENTIFIER.fullmatch(table):
+        raise ConfigError(f"COUNTS_TABLE must be an identifier (letters, digits, _), got {table!r}")
+    return statement.replace("{table}", table)
 
 
 class CommitOutcomeUnknown(Exception):
@@ -156,11 +169,13 @@ def transaction(conn: SteadyDBConnection, batch: bool = False) -> Iterator[pymys
             cursor.close()
 
 
-def verify_schema(conn: SteadyDBConnection, database: str) -> None:
-    """Raises ConfigError naming every missing table, column or index."""
+def verify_schema(conn: SteadyDBConnection, database: str, counts_table: str = COUNTS_TABLE) -> None:
+    """Raises ConfigError naming every missing table, column or index (the counts table's
+    columns are error_log's)."""
     missing = []
+    columns = {**REQUIRED_COLUMNS, counts_table.lower(): REQUIRED_COLUMNS[COUNTS_TABLE]}
     with transaction(conn) as cursor:
-        for select, required, label in SCHEMA_CHECKS:
+        for select, required, label in ((SCHEMA_CHECKS[0][0], columns, ""), *SCHEMA_CHECKS[1:]):
             cursor.execute(select, (database,))
             found: dict[str, set[str]] = {}
             for table, name in cursor.fetchall():
@@ -169,7 +184,7 @@ def verify_schema(conn: SteadyDBConnection, database: str) -> None:
                         for name in sorted(names - found.get(table, set()))]
     if missing:
         raise ConfigError(f"database {database!r} lacks {', '.join(missing)}: apply sql/schema.sql "
-                          "as an admin (make schema), then restart")
+                          "as an admin (make schema, with COUNTS_TABLE set for a counts table of its own), then restart")
 
 
 @dataclass(frozen=True)
@@ -230,18 +245,19 @@ def check_owner(cursor, job: str, topic: str, epoch: int, expected: dict[int, in
 
 
 def commit_batch(conn: SteadyDBConnection, job: str, topic: str, epoch: int, batch: BatchSummary,
-                 before: dict[int, int], after: dict[int, int]) -> None:
-    """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts,
-    store `after`, its dead letters and the ledger row. Keys are written in sorted order so
-    concurrent writers cannot deadlock."""
+                 before: dict[int, int], after: dict[int, int], counts_table: str = COUNTS_TABLE) -> None:
+    """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
+    to `counts_table`, store `after`, its dead letters and the ledger row. Keys are written in
+    sorted order so concurrent writers cannot deadlock."""
     with transaction(conn, batch=True) as cursor:
         check_owner(cursor, job, topic, epoch, before)
         if batch.minute_counts:
-            cursor.executemany(UPSERT_COUNTS, [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
+            cursor.executemany(with_table(UPSERT_COUNTS, counts_table),
+                               [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
         changed = sorted((p, o) for p, o in after.items() if before.get(p) != o)
         cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o) for p, o in changed])
         if batch.dead_letters:
-            cursor.executemany(INSERT_REJECTED, [(topic, *letter) for letter in sorted(batch.dead_letters)])
+            cursor.executemany(INSERT_REJECTED, [(job, topic, *letter) for letter in sorted(batch.dead_letters)])
         cursor.execute(INSERT_LEDGER, (job, topic, epoch, batch.records, batch.errors, batch.rejected,
                                        as_json(before), as_json(after)))
 

@@ -100,8 +100,9 @@ SQL
 # The schema, then sql/grants.sql (the job's grants need the tables) with this stack's names.
 schema() {
   root_sql "$MYSQL_DATABASE" < "$ROOT/sql/schema.sql"
+  counts_table_sql | root_sql "$MYSQL_DATABASE"
   grants_sql | root_sql "$MYSQL_DATABASE"
-  log "schema and grants applied to $MYSQL_DATABASE on $NAME"
+  log "schema and grants applied to $MYSQL_DATABASE on $NAME (counts table: $COUNTS_TABLE)"
 }
 
 running() {  # the server whose pid file names a live process, if any

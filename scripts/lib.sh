@@ -65,6 +65,11 @@ fi
 spark_version() { "$(venv_python)" -c 'import pyspark; print(pyspark.__version__)'; }
 
 # sql/grants.sql with this stack's MYSQL_DATABASE and MYSQL_USER put in for the defaults it names.
+# sql/counts_table.sql with COUNTS_TABLE put in; nothing for the default error_log.
+counts_table_sql() {
+  [ "$COUNTS_TABLE" = error_log ] || sed -e "s/\`counts_table\`/\`$COUNTS_TABLE\`/" "$ROOT/sql/counts_table.sql"
+}
+
 grants_sql() {
   sed -e "s/\`errorcount\`\\./\`$MYSQL_DATABASE\`./g" -e "s/'errorcount'@/'$MYSQL_USER'@/g" "$ROOT/sql/grants.sql"
 }

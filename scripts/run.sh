@@ -2,7 +2,7 @@
 # Local entry points (used by make run / topic / produce):
 #   run.sh job [FLAGS...]   spark-submit the streaming job in the foreground (local[*] by default)
 #   run.sh topic            create KAFKA_TOPIC with TOPIC_PARTITIONS partitions if missing
-#   run.sh produce          write LINES sample log lines to KAFKA_TOPIC
+#   run.sh produce          write LINES sample records of FORMAT (app, access, json) to KAFKA_TOPIC
 # Settings come from conf/errorcount.conf (CONFIG=... to change), then the environment.
 source "$(dirname "$0")/lib.sh"
 
@@ -70,6 +70,6 @@ run_job() {
 case "${1:-}" in
   job) shift; run_job "$@" ;;
   topic) ensure_local_stack; create_topic ;;
-  produce) ensure_local_stack; create_topic >&2; "$PY" -m errorcount.tools.produce --topic "$KAFKA_TOPIC" --lines "${LINES:-10000}" ;;
+  produce) ensure_local_stack; create_topic >&2; "$PY" -m errorcount.tools.produce --topic "$KAFKA_TOPIC" --lines "${LINES:-10000}" --format "${FORMAT:-app}" ;;
   *) die "usage: run.sh job|topic|produce" ;;
 esac

@@ -48,7 +48,7 @@ case "${1:-}" in
     fi
     ;;
   schema)
-    if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql" && grants_sql | admin_sql && log "schema and grants applied"
+    if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql" && counts_table_sql | admin_sql && grants_sql | admin_sql && log "schema and grants applied"
     else "$ROOT/scripts/db.sh" schema; fi
     ;;
   compose-check)

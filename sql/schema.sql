@@ -46,17 +46,19 @@ CREATE TABLE IF NOT EXISTS ingest_batches (
   KEY ingest_batches_job (job, topic, id)
 ) ENGINE = InnoDB;
 
--- Dead letters: rejected records (up to a per-batch cap), with why and the start of the value.
--- Deleted RETENTION_DAYS after seen_at (the index serves those deletes).
+-- Dead letters: rejected records (up to a per-batch cap), with why and the start of the value,
+-- per job (two jobs on one topic keep and prune their own). Deleted RETENTION_DAYS after seen_at
+-- (the index serves those deletes).
 CREATE TABLE IF NOT EXISTS rejected_lines (
+  job             VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT '',
   topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   kafka_partition INT          NOT NULL,
   kafka_offset    BIGINT       NOT NULL,
   reason          VARCHAR(32)  NOT NULL,
   raw_value       VARBINARY(1024) NULL,  -- first 1 KiB of the record's value; NULL for a null value
   seen_at         DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-  PRIMARY KEY (topic, kafka_partition, kafka_offset),
-  KEY rejected_lines_seen (topic, seen_at)
+  PRIMARY KEY (job, topic, kafka_partition, kafka_offset),
+  KEY rejected_lines_seen (job, topic, seen_at)
 ) ENGINE = InnoDB;
 
 -- Offset ranges deliberately skipped (ON_DATA_LOSS = skip): records that were never counted.
@@ -84,6 +86,18 @@ DEALLOCATE PREPARE migration;
 SET @ddl = IF((SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = DATABASE()
                AND table_name = 'rejected_lines' AND index_name = 'rejected_lines_seen') = 0,
               'CREATE INDEX rejected_lines_seen ON rejected_lines (topic, seen_at)', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- rejected_lines gains the job in its key; rows stored before keep job '' (pruned by any job
+-- reading that topic, errorcount/retention.py).
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'rejected_lines' AND column_name = 'job') = 0,
+              CONCAT('ALTER TABLE rejected_lines ADD COLUMN job VARCHAR(200) CHARACTER SET utf8mb4 ',
+                     'COLLATE utf8mb4_bin NOT NULL DEFAULT \'\' FIRST, DROP PRIMARY KEY, ',
+                     'ADD PRIMARY KEY (job, topic, kafka_partition, kafka_offset), DROP INDEX rejected_lines_seen, ',
+                     'ADD INDEX rejected_lines_seen (job, topic, seen_at)'), 'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

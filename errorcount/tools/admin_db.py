@@ -42,10 +42,10 @@ def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:
         return list(cursor.fetchall())
 
 
-def error_log(conn: pymysql.Connection) -> Counter:
-    """error_log as {'YYYY-MM-DD HH:MM:00': count}."""
+def error_log(conn: pymysql.Connection, table: str = "error_log") -> Counter:
+    """A counts table (error_log by default) as {'YYYY-MM-DD HH:MM:00': count}."""
     return Counter({t.strftime("%Y-%m-%d %H:%M:00"): int(n)
-                    for t, n in query(conn, "SELECT log_time, log_count FROM error_log")})
+                    for t, n in query(conn, f"SELECT log_time, log_count FROM `{table}`")})
 
 
 def stored_offsets(conn: pymysql.Connection, job: str, topic: str) -> dict[int, int]:

@@ -1,4 +1,5 @@
-"""Prints the newest per-minute ERROR counts from error_log (make counts).
+"""Prints the newest per-minute ERROR counts from the configured counts table (make counts;
+COUNTS_TABLE, default error_log).
 
 Connects as the job's user with the job's own connection settings (conf/errorcount.conf or
 CONFIG, the environment; TLS included); the password comes from MYSQL_PASSWORD_FILE,
@@ -33,13 +34,12 @@ def main() -> int:
               file=sys.stderr)
         return EXIT_UNAVAILABLE
     with conn.cursor() as cursor:
-        cursor.execute("SELECT log_time, log_count FROM error_log ORDER BY log_time DESC LIMIT %s",
-                       (int(env.get("ROWS", "20")),))
+        cursor.execute(store.with_table(store.SELECT_NEWEST_COUNTS, cfg.counts_table), (int(env.get("ROWS", "20")),))
         rows = cursor.fetchall()
-        cursor.execute("SELECT COALESCE(SUM(log_count), 0), COUNT(*) FROM error_log")
+        cursor.execute(store.with_table(store.SELECT_COUNT_TOTALS, cfg.counts_table))
         total, minutes = cursor.fetchone()
     conn.close()
-    print("minute                ERROR lines")
+    print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format})\nminute                ERROR lines")
     for log_time, count in rows:
         print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}")
     print(f"total: {total} ERROR lines in {minutes} minutes")

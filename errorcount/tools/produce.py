@@ -4,7 +4,11 @@ Every generated event carries its expected outcome (the UTC minute it counts for
 ERROR, or that it must be rejected), computed here with plain Python datetimes and never with
 the job's parser, so tests can compare the job's output with an independent expectation.
 
-    produce.py --topic app-logs --lines 10000 [--seed 7] [--minutes 30]
+    python -m errorcount.tools.produce --topic app-logs --lines 10000 [--format app|access|json]
+        [--seed 7] [--minutes 30]
+
+The access and json samples are errorcount/tools/samples.py; each format's expectations assume
+the settings printed with them.
 """
 
 import argparse
@@ -163,14 +167,18 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--minutes", type=int, default=30, help="spread events over the last N minutes")
+    parser.add_argument("--format", default="app", choices=("app", "access", "json"), help="LOG_FORMAT of the records")
     args = parser.parse_args()
+    from errorcount.tools import samples  # samples imports this module
     start = datetime.now(UTC).replace(tzinfo=None, second=0, microsecond=0) - timedelta(minutes=args.minutes)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
-    events = generate(args.lines, seed, start, args.minutes)
+    events = samples.generate(args.format, args.lines, seed, start, args.minutes)
     produce(args.topic, events)
     counts = expected_counts(events)
-    print(f"produced {len(events)} lines to {args.topic} (seed {seed}): {sum(counts.values())} ERROR lines "
-          f"in {len(counts)} minutes, {sum(e.rejected for e in events)} lines the job must reject")
+    settings = " ".join(f"{k}={v}" for k, v in samples.FORMATS[args.format].settings.items())
+    print(f"produced {len(events)} {args.format} records to {args.topic} (seed {seed}): {sum(counts.values())} errors "
+          f"in {len(counts)} minutes, {sum(e.rejected for e in events)} records the job must reject; "
+          f"counted so with {settings}")
     return 0
 
 

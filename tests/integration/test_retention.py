@@ -64,10 +64,14 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
                          + [(2, at(39, s), 13 * s + 3) for s in range(4)]
                          + [(2, at(2, s), 5 + s) for s in range(3)] + [(2, at(1, s), 9 + s) for s in range(2)])
     others = seed_ledger(admin, other_job, topic, [(1, at(40, s), 4) for s in range(3)])
-    for name, days_ago, offsets in ((topic, 40, range(4)), (topic, 1, range(4, 6)), (other_topic, 40, range(2))):
+    # Dead letters: this job's old and young ones, another job's on the same topic, this job's on
+    # another topic, and old ones from before rejected_lines had a job column (job '').
+    for owner, name, days_ago, offsets in ((job, topic, 40, range(4)), (job, topic, 1, range(4, 6)),
+                                           (job, other_topic, 40, range(2)), (other_job, topic, 40, range(2)),
+                                           ("", topic, 40, range(10, 12))):
         for offset in offsets:
-            query(admin, "INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value, seen_at) "
-                         "VALUES (%s, 0, %s, 'bad_level', 'x', %s)", (name, offset, at(days_ago, 0)))
+            query(admin, "INSERT INTO rejected_lines (job, topic, kafka_partition, kafka_offset, reason, raw_value, "
+                         "seen_at) VALUES (%s, %s, 0, %s, 'bad_level', 'x', %s)", (owner, name, offset, at(days_ago, 0)))
     conn = job_connection()
     try:
         unmerged = merged_by_day(seeded, today - timedelta(days=9999))  # a cutoff before every row
@@ -86,9 +90,10 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
     assert len(stored_ledger(admin, job)) == 3 + 5
     assert ledger(admin, job)[1:] == (sum(r[2] for r in seeded), sum(r[3] for r in seeded), sum(r[4] for r in seeded))
     assert stored_ledger(admin, other_job) == merged_by_day(others, today - timedelta(days=9999))
-    dead = query(admin, "SELECT topic, kafka_offset FROM rejected_lines WHERE topic IN (%s, %s) ORDER BY topic, kafka_offset",
-                 (topic, other_topic))
-    assert sorted((t, int(o)) for t, o in dead) == sorted([(topic, 4), (topic, 5), (other_topic, 0), (other_topic, 1)])
+    dead = query(admin, "SELECT job, topic, kafka_offset FROM rejected_lines WHERE topic IN (%s, %s)", (topic, other_topic))
+    assert sorted((j, t, int(o)) for j, t, o in dead) == sorted(
+        [(job, topic, 4), (job, topic, 5), (job, other_topic, 0), (job, other_topic, 1), (other_job, topic, 0),
+         (other_job, topic, 1)])
 
 
 def test_the_startup_check_wants_the_delete_grants(admin):
@@ -117,12 +122,20 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
     try:
         conn = admin_connect(database)
         apply_schema(conn)
-        # The shape before RETENTION_DAYS: no batches column, no index on dead letters' age.
+        # The shape before RETENTION_DAYS: no batches column, no index on dead letters' age; and
+        # before COUNTS_TABLE: no job in rejected_lines' key.
         query(admin, f"ALTER TABLE `{database}`.ingest_batches DROP COLUMN batches")
-        query(admin, f"DROP INDEX rejected_lines_seen ON `{database}`.rejected_lines")
+        query(admin, f"DROP TABLE `{database}`.rejected_lines")
+        query(admin, f"CREATE TABLE `{database}`.rejected_lines (topic VARCHAR(249) NOT NULL, kafka_partition INT "
+                     "NOT NULL, kafka_offset BIGINT NOT NULL, reason VARCHAR(32) NOT NULL, raw_value VARBINARY(1024) "
+                     "NULL, seen_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), "
+                     "PRIMARY KEY (topic, kafka_partition, kafka_offset)) ENGINE = InnoDB")
+        query(admin, f"INSERT INTO `{database}`.rejected_lines (topic, kafka_partition, kafka_offset, reason, "
+                     "raw_value) VALUES ('t', 0, 7, 'bad_level', 'old')")
         query(admin, f"INSERT INTO `{database}`.ingest_batches (job, topic, epoch, records, error_lines, rejected, "
                      "offsets_before, offsets_after) VALUES ('j', 't', 1, 10, 2, 1, '{}', '{\"0\": 10}')")
-        with pytest.raises(ConfigError, match=r"ingest_batches\.batches, rejected_lines\.rejected_lines_seen \(index\)"):
+        with pytest.raises(ConfigError, match=r"ingest_batches\.batches, rejected_lines\.job, "
+                                              r"rejected_lines\.rejected_lines_seen \(index\)"):
             store.verify_schema(conn, database)
         apply_schema(conn)
         apply_schema(conn)  # and again: a no-op
@@ -130,7 +143,12 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         assert query(admin, f"SELECT records, batches FROM `{database}`.ingest_batches") == [(10, 1)]
         index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
                              "AND index_name = 'rejected_lines_seen' ORDER BY seq_in_index", (database,))
-        assert [c for (c,) in index] == ["topic", "seen_at"]
+        assert [c for (c,) in index] == ["job", "topic", "seen_at"]
+        key = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
+                           "AND table_name = 'rejected_lines' AND index_name = 'PRIMARY' ORDER BY seq_in_index", (database,))
+        assert [c for (c,) in key] == ["job", "topic", "kafka_partition", "kafka_offset"]
+        assert query(admin, f"SELECT job, topic, kafka_offset, raw_value FROM `{database}`.rejected_lines") == [
+            ("", "t", 7, b"old")]
         conn.close()
     finally:
         query(admin, f"DROP DATABASE `{database}`")

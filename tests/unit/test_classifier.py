@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from bench import pyparse
-from errorcount.parse import register_classifier
+from errorcount.parse import Contract, register_classifier
 from errorcount.tools import produce
 from tests.unit.test_parse import CASES, epoch_minute
 
@@ -36,13 +36,17 @@ def as_code(value: bytes | None) -> int:
     return ((minute or 0) << 4) | (1 if is_error else CODES[reason])
 
 
-def mutated(count: int, seed: int) -> list[bytes | None]:
+def mutated(count: int, seed: int, base: list[bytes | None] | None = None, stray: list[bytes] = STRAY,
+            positions: int = 40) -> list[bytes | None]:
+    """Generated values (app lines unless `base` is given), each stray byte at every position of
+    a few of them, then random insertions, replacements, truncations and random bytes."""
     rng = random.Random(seed)
-    base = [e.value for e in produce.generate(3000, seed, datetime(2030, 6, 1), 600)] + BOUNDARY
+    base = base or [e.value for e in produce.generate(3000, seed, datetime(2030, 6, 1), 600)] + BOUNDARY
     found: list[bytes | None] = []
-    for line in base[:40]:  # every stray byte at every position of a few lines
+    for line in base[::max(1, len(base) // 40)]:  # every stray byte at every position of 40 lines
         if line is not None:
-            found += [line[:i] + stray + line[i:] for i in range(min(len(line), 40)) for stray in STRAY[:8]]
+            found += [line[:i] + byte + line[i:] for i in range(min(len(line), positions)) for byte in stray[:8]]
+    found = found[:count // 4]
     while len(found) < count:
         value, roll = rng.choice(base), rng.random()
         if value is None or roll < 0.25:
@@ -50,9 +54,9 @@ def mutated(count: int, seed: int) -> list[bytes | None]:
             continue
         at = rng.randrange(len(value) + 1)
         if roll < 0.55:
-            found.append(value[:at] + rng.choice(STRAY) + value[at:])
+            found.append(value[:at] + rng.choice(stray) + value[at:])
         elif roll < 0.8:
-            found.append(value[:at] + rng.choice(STRAY) + value[at + 1:])
+            found.append(value[:at] + rng.choice(stray) + value[at + 1:])
         elif roll < 0.9:
             found.append(value[:at])
         else:
@@ -91,10 +95,10 @@ def test_the_classifier_and_pyparse_agree_on_generated_and_mutated_values(classi
 def test_error_levels_come_in_through_the_constructor(spark):
     values = [b"2030-01-01 10:00:00 WARN a", b"2030-01-01 10:00:00 [fatal]: b", b"2030-01-01 10:00:00 ERROR c"]
     try:
-        register_classifier(spark, "warn,FATAL")
+        register_classifier(spark, Contract(error_levels="warn,FATAL"))
         assert [p & 15 for p in classify_in_jvm(spark, values)] == [1, 1, 0]
     finally:
         register_classifier(spark)  # the contract as written, for the other tests
     assert [p & 15 for p in classify_in_jvm(spark, values)] == [0, 0, 1]
     with pytest.raises(Exception, match="must be one or more ASCII letters"):
-        register_classifier(spark, "ERROR,,WARN")
+        register_classifier(spark, Contract(error_levels="ERROR,,WARN"))

@@ -77,10 +77,28 @@ def test_options_spark_manages_are_refused():
     ({"LOG_LEVEL": "loud"}, "LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR"),
     ({"TRIGGER_INTERVAL": "5s"}, "TRIGGER_INTERVAL"),
     ({"MAX_OFFSETS_PER_TRIGGER": "-1"}, "MAX_OFFSETS_PER_TRIGGER"),
+    ({"LOG_FORMAT": "xml"}, "LOG_FORMAT must be app, access or json"),
+    ({"ERROR_LEVELS": "ERROR,,FATAL"}, "ERROR_LEVELS must be comma-separated names, none empty"),
+    ({"ERROR_LEVELS": " "}, "ERROR_LEVELS must be comma-separated names, none empty"),
+    ({"ERROR_LEVELS": "ERROR,50"}, "ERROR_LEVELS must be ASCII letters for app lines"),
+    ({"LOG_FORMAT": "json", "JSON_MESSAGE_FIELD": "log", "ERROR_LEVELS": "E-1"}, "ASCII letters for app lines"),
+    ({"ERROR_STATUS_MIN": "600"}, "ERROR_STATUS_MIN must be a whole number from 100 to 599"),
+    ({"JSON_TIME_FIELDS": "ts,"}, "JSON_TIME_FIELDS must be comma-separated field names"),
+    ({"JSON_EPOCH_UNIT": "us"}, "JSON_EPOCH_UNIT must be auto, s or ms"),
+    ({"MESSAGE_FORMAT": "json"}, "MESSAGE_FORMAT must be app or access"),
+    ({"COUNTS_TABLE": "error-log"}, "COUNTS_TABLE must be an identifier"),
+    ({"COUNTS_TABLE": "x" * 65}, "COUNTS_TABLE must be an identifier"),
 ])
 def test_invalid_values_are_config_errors(env, message):
     with pytest.raises(ConfigError, match=message):
         load_config([], env)
+
+
+def test_log_format_settings_that_fit_together_are_accepted():
+    cfg = load_config([], {"LOG_FORMAT": "json", "ERROR_LEVELS": "error, 50 ,FATAL", "JSON_STATUS_FIELD": "status"})
+    assert (cfg.log_format, cfg.error_levels, cfg.json_status_field) == ("json", "error, 50 ,FATAL", "status")
+    assert load_config([], {"LOG_FORMAT": "access", "ERROR_LEVELS": "5xx"}).error_levels == "5xx"  # not read
+    assert load_config([], {"ERROR_LEVELS": "error,Fatal"}).counts_table == "error_log"
 
 
 def test_unknown_key_and_missing_file_are_config_errors(tmp_path):

@@ -1,0 +1,124 @@
+"""Realistic records of each LOG_FORMAT, each carrying its expected outcome computed here with
+plain Python datetimes (never with the job's parser): web-server access lines (nginx, Apache;
+an error is a 5xx) and JSON events of several loggers and one shipper (ECS logback, zap, pino,
+logrus, structlog, python-json-logger, Google Cloud, Filebeat wrapping a raw line), some
+pretty-printed, with a share of records each contract must reject.
+
+FORMATS[name].settings are the job settings the expectations assume (pino writes level 50 for
+errors, so the json samples count ERROR_LEVELS=ERROR,50); `make produce FORMAT=...` prints them.
+"""
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from errorcount.tools.produce import Event, make_event
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+ACCESS_ZONES = (0, -7 * 60, 5 * 60 + 30, 14 * 60, -12 * 60, 60)
+HOSTS = ("203.0.113.7", "198.51.100.23", "2001:db8::1", "::1", "proxy.example.net", "10.0.0.5")
+REQUESTS = ("GET /index.html HTTP/1.1", "POST /api/v1/orders?id=42 HTTP/2.0", "GET /search?q=\\\"quoted\\\" HTTP/1.1",
+            "\\x16\\x03\\x01\\x02\\x00\\x01\\x00\\x01\\xFC\\x03\\x03", "-", "HEAD / HTTP/1.0", "GET /caf\xe9 HTTP/1.1")
+STATUSES = (200, 200, 200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 404, 499, 500, 502, 503, 504)
+AGENTS = ("", ' "-" "curl/8.5.0"', ' "https://example.com/start" "Mozilla/5.0 (X11; Linux x86_64)"',
+          ' "-" "Go-http-client/1.1" rt=0.012 uct="0.001"')
+BAD_ACCESS = (
+    None, b"", b"not an access line at all",
+    b'203.0.113.7 - - [10/Oct/2000:13:55:36] "GET / HTTP/1.0" 200 1 no zone',
+    b'203.0.113.7 - - [10/oct/2000:13:55:36 +0000] "GET / HTTP/1.0" 500 1 lower-case month',
+    b'203.0.113.7  - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.0" 500 1 two spaces',
+    b'203.0.113.7 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.0 500 1',
+    b'203.0.113.7 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.0" 600 1',
+    b'203.0.113.7 - - [31/Apr/2024:13:55:36 +0000] "GET / HTTP/1.0" 500 1',
+    b'203.0.113.7 - - [29/Feb/2023:13:55:36 +0000] "GET / HTTP/1.0" 503 1',
+    b'203.0.113.7 - - [31/Dec/0999:23:59:59 +0000] "GET / HTTP/1.0" 500 1',
+    b'203.0.113.7 - - [10/Oct/2000:24:00:00 +0000] "GET / HTTP/1.0" 500 1',
+    b'203.0.113.7 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.0" 50 1',
+)
+LEVEL_TEXT = {True: ("ERROR", "error", "Error"), False: ("INFO", "info", "WARN", "warning", "DEBUG", "")}
+BAD_JSON = (
+    None, b"", b" \n ", b"[1, 2]", b"{'level': 'error'}", b'{"level": "error", "ts": NaN}', b'{"level": "error",',
+    b'\xef\xbb\xbf{"level": "error", "ts": 1}', b'{"level": "error", "ts": 1,}', b'{"level": "error"}',
+    b'{"ts": 1714557600}', b'{"ts": 1714557600, "level": true}', b'{"@timestamp": "2023-02-29T10:00:00Z", "level": "error"}',
+    b'{"ts": 1e20, "level": "error"}', b'{"time": "2024-05-01T10:00:00Z ", "level": "error"}',
+    b'{"log": [{"level": "error"}], "ts": 1}', b'2024-05-01 10:00:00 ERROR a plain line',
+)
+
+
+@dataclass(frozen=True)
+class Format:
+    settings: dict[str, str]
+    make: Callable[[random.Random, datetime, int], Event]
+
+
+def minute_of(instant: datetime) -> str:
+    return instant.strftime("%Y-%m-%d %H:%M:00")
+
+
+def access_event(rng: random.Random, start: datetime, minutes: int) -> Event:
+    if rng.random() < 0.04:
+        return Event(rng.choice(BAD_ACCESS), None, True)
+    instant = start + timedelta(seconds=rng.uniform(0, minutes * 60))
+    offset = rng.choice(ACCESS_ZONES)
+    local = instant + timedelta(minutes=offset)
+    zone = f"{'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+    status = rng.choice(STATUSES)
+    size = rng.choice(("-", "0", str(rng.randrange(10**6))))
+    line = (f'{rng.choice(HOSTS)} - {rng.choice(("-", "frank", "user@example.com"))} '
+            f'[{local:%d}/{MONTHS[local.month - 1]}/{local:%Y:%H:%M:%S} {zone}] "{rng.choice(REQUESTS)}" '
+            f"{status} {size}{rng.choice(AGENTS)}{rng.choice(('', '', chr(13)))}")
+    return Event(line.encode(), minute_of(instant) if status >= 500 else None, False)
+
+
+def json_event(rng: random.Random, start: datetime, minutes: int) -> Event:
+    if rng.random() < 0.04:
+        return Event(rng.choice(BAD_JSON), None, True)
+    instant = start + timedelta(seconds=rng.uniform(0, minutes * 60))
+    error = rng.random() < 0.15
+    level = rng.choice(LEVEL_TEXT[error])
+    since_epoch = instant - datetime(1970, 1, 1)
+    seconds, milliseconds = since_epoch // timedelta(seconds=1), since_epoch // timedelta(milliseconds=1)
+    iso = instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond:06d}"
+    message = f"request {rng.randrange(10**6)} {'failed' if error else 'served'}: caf\u00e9 \"x\""
+    shape = rng.randrange(8)
+    if shape == 0:    # ECS logback / log4j2 EcsLayout: dotted keys
+        event = {"@timestamp": iso[:-3] + "Z", "log.level": level, "message": message, "ecs.version": "1.2.0",
+                 "process.thread.name": "main", "log.logger": "com.example.App"}
+    elif shape == 1:  # zap production config: epoch seconds as a float
+        event = {"level": level.lower(), "ts": float(f"{seconds}.{instant.microsecond:06d}"),
+                 "caller": "app/main.go:42", "msg": message}
+    elif shape == 2:  # pino: numeric levels, epoch milliseconds
+        event = {"level": 50 if error else rng.choice((30, 40, 20)), "time": milliseconds, "pid": 7,
+                 "hostname": "web-1", "msg": message}
+    elif shape == 3:  # logrus: RFC 3339 with an offset
+        local = instant + timedelta(hours=2)
+        event = {"level": level.lower(), "msg": message, "time": local.strftime("%Y-%m-%dT%H:%M:%S+02:00")}
+    elif shape == 4:  # structlog JSONRenderer
+        event = {"event": message, "level": level.lower(), "timestamp": iso + "Z", "logger": "app"}
+    elif shape == 5:  # python-json-logger: a zoneless timestamp counts as written
+        event = {"message": message, "levelname": level.upper(), "timestamp": iso.replace("T", " ")[:-3],
+                 "name": "app"}
+    elif shape == 6:  # Google Cloud structured logging
+        event = {"severity": level.upper() or "DEFAULT", "timestamp": iso + "Z", "message": message}
+        if not error and event["severity"] == "ERROR":
+            event["severity"] = "INFO"
+    else:             # Filebeat: the raw line in message, its own level decoded under log.level
+        event = {"@timestamp": iso[:-3] + "Z", "message": f"{iso} {level} {message}",
+                 "log": {"level": level.lower(), "offset": rng.randrange(10**6), "file": {"path": "/var/log/app.log"}},
+                 "agent": {"type": "filebeat", "version": "8.14.0"}, "ecs": {"version": "8.0.0"}}
+    text = json.dumps(event, indent=2 if rng.random() < 0.1 else None, ensure_ascii=rng.random() < 0.5)
+    return Event(text.encode(), minute_of(instant) if error else None, False)
+
+
+FORMATS = {
+    "app": Format({"LOG_FORMAT": "app"}, make_event),
+    "access": Format({"LOG_FORMAT": "access"}, access_event),
+    "json": Format({"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}, json_event),
+}
+
+
+def generate(log_format: str, count: int, seed: int, start: datetime, minutes: int) -> list[Event]:
+    rng, make = random.Random(seed), FORMATS[log_format].make
+    return [make(rng, start, minutes) for _ in range(count)]

@@ -1,0 +1,301 @@
+package errorcount;
+
+import java.io.ByteArrayOutputStream;
+
+/**
+ * Strict RFC 8259 JSON on raw UTF-8 bytes, iteratively (any nesting depth, no recursion), without
+ * building a tree: validate a value, skip one, find an object's member, decode a string. Bytes
+ * that are not ASCII are accepted inside strings only (decoding with replacement would turn an
+ * invalid one into U+FFFD, which is legal there and nowhere else).
+ */
+final class Json {
+    private Json() {
+    }
+
+    static boolean isWhitespace(byte c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    }
+
+    static int skipWhitespace(byte[] b, int p, int end) {
+        while (p < end && isWhitespace(b[p])) {
+            p++;
+        }
+        return p;
+    }
+
+    /** The position after the one valid JSON value at p (whitespace first), or -1. */
+    static int validValue(byte[] b, int p, int end) {
+        byte[] open = new byte[16];  // the containers we are in: '{' or '['
+        int depth = 0;
+        while (true) {
+            p = skipWhitespace(b, p, end);
+            if (p >= end) {
+                return -1;
+            }
+            byte c = b[p];
+            boolean valueDone = true;
+            if (c == '{' || c == '[') {
+                if (depth == open.length) {
+                    open = java.util.Arrays.copyOf(open, depth * 2);
+                }
+                open[depth++] = c;
+                p = skipWhitespace(b, p + 1, end);
+                if (p < end && b[p] == (c == '{' ? '}' : ']')) {
+                    depth--;
+                    p++;
+                } else if (c == '{') {
+                    p = memberName(b, p, end);
+                    valueDone = false;
+                } else {
+                    valueDone = false;
+                }
+            } else if (c == '"') {
+                p = validString(b, p, end);
+            } else if (c == '-' || Bytes.isDigit(c)) {
+                p = validNumber(b, p, end);
+            } else {
+                p = literal(b, p, end);
+            }
+            if (p < 0) {
+                return -1;
+            }
+            // After a value: close containers, or take a comma and go on to the next value.
+            while (valueDone) {
+                if (depth == 0) {
+                    return p;
+                }
+                p = skipWhitespace(b, p, end);
+                if (p >= end) {
+                    return -1;
+                }
+                byte container = open[depth - 1];
+                if (b[p] == ',') {
+                    p = container == '{' ? memberName(b, skipWhitespace(b, p + 1, end), end) : p + 1;
+                    if (p < 0) {
+                        return -1;
+                    }
+                    valueDone = false;
+                } else if (b[p] == (container == '{' ? '}' : ']')) {
+                    depth--;
+                    p++;
+                } else {
+                    return -1;
+                }
+            }
+        }
+    }
+
+    /** A member's name and colon at p: the position after the colon, or -1. */
+    private static int memberName(byte[] b, int p, int end) {
+        if (p >= end || b[p] != '"') {
+            return -1;
+        }
+        p = validString(b, p, end);
+        if (p < 0) {
+            return -1;
+        }
+        p = skipWhitespace(b, p, end);
+        return p < end && b[p] == ':' ? p + 1 : -1;
+    }
+
+    private static int validString(byte[] b, int p, int end) {
+        p++;
+        while (p < end) {
+            byte c = b[p];
+            if (c == '"') {
+                return p + 1;
+            }
+            if (c == '\\') {
+                if (p + 1 >= end) {
+                    return -1;
+                }
+                byte e = b[p + 1];
+                if (e == 'u') {
+                    if (p + 6 > end || hex(b[p + 2]) < 0 || hex(b[p + 3]) < 0 || hex(b[p + 4]) < 0 || hex(b[p + 5]) < 0) {
+                        return -1;
+                    }
+                    p += 6;
+                } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+                    p += 2;
+                } else {
+                    return -1;
+                }
+            } else if (c >= 0 && c < 0x20) {
+                return -1;
+            } else {
+                p++;
+            }
+        }
+        return -1;
+    }
+
+    /** -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at p: the position after it, or -1. */
+    static int validNumber(byte[] b, int p, int end) {
+        if (p < end && b[p] == '-') {
+            p++;
+        }
+        if (p >= end || !Bytes.isDigit(b[p])) {
+            return -1;
+        }
+        if (b[p] == '0') {
+            p++;
+        } else {
+            p = skipDigits(b, p, end);
+        }
+        if (p < end && b[p] == '.') {
+            int q = skipDigits(b, p + 1, end);
+            if (q == p + 1) {
+                return -1;
+            }
+            p = q;
+        }
+        if (p < end && (b[p] == 'e' || b[p] == 'E')) {
+            p++;
+            if (p < end && (b[p] == '+' || b[p] == '-')) {
+                p++;
+            }
+            int q = skipDigits(b, p, end);
+            if (q == p) {
+                return -1;
+            }
+            p = q;
+        }
+        return p;
+    }
+
+    static int skipDigits(byte[] b, int p, int end) {
+        while (p < end && Bytes.isDigit(b[p])) {
+            p++;
+        }
+        return p;
+    }
+
+    private static int literal(byte[] b, int p, int end) {
+        for (String word : new String[] {"true", "false", "null"}) {
+            if (p + word.length() <= end && matches(b, p, word)) {
+                return p + word.length();
+            }
+        }
+        return -1;
+    }
+
+    static boolean matches(byte[] b, int p, String ascii) {
+        for (int i = 0; i < ascii.length(); i++) {
+            if (b[p + i] != ascii.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static int hex(byte c) {
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    }
+
+    /** The position after the valid value at p (no whitespace before it). */
+    static int skip(byte[] b, int p) {
+        byte c = b[p];
+        if (c == '"') {
+            return skipString(b, p);
+        }
+        if (c != '{' && c != '[') {
+            while (p < b.length && b[p] != ',' && b[p] != '}' && b[p] != ']' && !isWhitespace(b[p])) {
+                p++;
+            }
+            return p;
+        }
+        int depth = 0;
+        do {
+            c = b[p];
+            if (c == '"') {
+                p = skipString(b, p);
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                depth--;
+            }
+            p++;
+        } while (depth > 0);
+        return p;
+    }
+
+    private static int skipString(byte[] b, int p) {
+        p++;
+        while (b[p] != '"') {
+            p += b[p] == '\\' ? 2 : 1;
+        }
+        return p + 1;
+    }
+
+    /**
+     * The value position of the member named {@code name} (UTF-8) of the valid object at p, the
+     * last one when a name repeats, or -1.
+     */
+    static int member(byte[] b, int p, byte[] name) {
+        int found = -1;
+        p = skipWhitespace(b, p + 1, b.length);
+        while (b[p] == '"') {
+            int nameEnd = skipString(b, p);
+            boolean same = nameEquals(b, p, nameEnd, name);
+            p = skipWhitespace(b, skipWhitespace(b, nameEnd, b.length) + 1, b.length);
+            if (same) {
+                found = p;
+            }
+            p = skipWhitespace(b, skip(b, p), b.length);
+            if (b[p] == ',') {
+                p = skipWhitespace(b, p + 1, b.length);
+            }
+        }
+        return found;
+    }
+
+    private static boolean nameEquals(byte[] b, int quote, int after, byte[] name) {
+        int length = after - quote - 2;
+        for (int i = quote + 1; i < after - 1; i++) {
+            if (b[i] == '\\') {
+                return java.util.Arrays.equals(decode(b, quote), name);
+            }
+        }
+        return length == name.length && java.util.Arrays.equals(b, quote + 1, after - 1, name, 0, length);
+    }
+
+    /** The UTF-8 bytes of the valid string at p (its quote): escapes decoded, a lone surrogate as U+FFFD. */
+    static byte[] decode(byte[] b, int p) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        p++;
+        while (b[p] != '"') {
+            if (b[p] != '\\') {
+                out.write(b[p++]);
+                continue;
+            }
+            byte e = b[p + 1];
+            p += 2;
+            if (e != 'u') {
+                out.write(e == 'b' ? '\b' : e == 'f' ? '\f' : e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : e);
+                continue;
+            }
+            int unit = hex4(b, p);
+            p += 4;
+            int codePoint = unit;
+            if (unit >= 0xD800 && unit <= 0xDBFF && b[p] == '\\' && b[p + 1] == 'u') {
+                int low = hex4(b, p + 2);
+                if (low >= 0xDC00 && low <= 0xDFFF) {
+                    codePoint = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                    p += 6;
+                }
+            }
+            if (codePoint >= 0xD800 && codePoint <= 0xDFFF) {
+                codePoint = 0xFFFD;
+            }
+            byte[] utf8 = new String(Character.toChars(codePoint)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            out.write(utf8, 0, utf8.length);
+        }
+        return out.toByteArray();
+    }
+
+    private static int hex4(byte[] b, int p) {
+        return (hex(b[p]) << 12) | (hex(b[p + 1]) << 8) | (hex(b[p + 2]) << 4) | hex(b[p + 3]);
+    }
+}

@@ -1,0 +1,245 @@
+package errorcount;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The {@code json} contract: the whole value one strict JSON object; its timestamp and level (or
+ * status) read from the first candidate field present and not null, or, with a message field, the
+ * original line in that string field classified by an inner line contract. Checked in order:
+ * bad_json, bad_message (then the inner contract's reasons), bad_timestamp, bad_level or
+ * bad_status, impossible_date, minute_out_of_range.
+ */
+final class JsonEvent implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    static final int AUTO = 0, SECONDS = 1, MILLISECONDS = 2;
+    private static final long MILLISECONDS_FROM = 100_000_000_000L;  // auto: |n| >= 1e11 is in ms
+    private static final long TOO_LARGE = -1;
+
+    private final byte[][] timeFields;
+    private final byte[][] levelFields;
+    private final byte[] statusField;     // null: the level decides
+    private final byte[] messageField;    // null: the event's own fields decide
+    private final LineFormat message;     // the contract of the message field's line
+    private final byte[][] errorLevels;   // upper-case
+    private final int statusMin;
+    private final int epochUnit;
+
+    JsonEvent(String[] timeFields, String[] levelFields, String statusField, String messageField, LineFormat message,
+              byte[][] errorLevels, int statusMin, int epochUnit) {
+        this.timeFields = utf8(timeFields);
+        this.levelFields = utf8(levelFields);
+        this.statusField = statusField.isEmpty() ? null : statusField.getBytes(StandardCharsets.UTF_8);
+        this.messageField = messageField.isEmpty() ? null : messageField.getBytes(StandardCharsets.UTF_8);
+        this.message = message;
+        this.errorLevels = errorLevels;
+        this.statusMin = statusMin;
+        this.epochUnit = epochUnit;
+    }
+
+    private static byte[][] utf8(String[] names) {
+        byte[][] bytes = new byte[names.length][];
+        for (int i = 0; i < names.length; i++) {
+            bytes[i] = names[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return bytes;
+    }
+
+    long classify(byte[] b) {
+        int start = Json.skipWhitespace(b, 0, b.length);
+        if (start == b.length) {
+            return Outcome.EMPTY_LINE;
+        }
+        int after = b[start] == '{' ? Json.validValue(b, start, b.length) : -1;
+        if (after < 0 || Json.skipWhitespace(b, after, b.length) != b.length) {
+            return Outcome.BAD_JSON;
+        }
+        if (messageField != null) {
+            int at = field(b, start, messageField);
+            if (at < 0 || b[at] != '"') {
+                return Outcome.BAD_MESSAGE;
+            }
+            byte[] line = Json.decode(b, at);
+            return message.classifyValue(line, line.length);
+        }
+        long dated = timestamp(b, firstPresent(b, start, timeFields));
+        if (dated == Outcome.BAD_TIMESTAMP) {
+            return dated;
+        }
+        int error;
+        if (statusField != null) {
+            int status = status(b, field(b, start, statusField));
+            if (status < 100 || status > 599) {
+                return Outcome.BAD_STATUS;
+            }
+            error = status >= statusMin ? 1 : 0;
+        } else {
+            error = level(b, firstPresent(b, start, levelFields));
+            if (error < 0) {
+                return Outcome.BAD_LEVEL;
+            }
+        }
+        return Outcome.isReject(dated) ? dated : dated | error;
+    }
+
+    /**
+     * The value position of a field of the object at p: a top-level member of that literal name,
+     * else, only if there is none, a path of dot-separated names through nested objects; or -1.
+     */
+    static int field(byte[] b, int p, byte[] name) {
+        int at = Json.member(b, p, name);
+        if (at >= 0 || indexOf(name, (byte) '.', 0) < 0) {
+            return at;
+        }
+        for (int from = 0;;) {
+            int dot = indexOf(name, (byte) '.', from);
+            if (b[p] != '{') {
+                return -1;  // a path never steps into an array or a scalar
+            }
+            p = Json.member(b, p, java.util.Arrays.copyOfRange(name, from, dot < 0 ? name.length : dot));
+            if (p < 0 || dot < 0) {
+                return p;
+            }
+            from = dot + 1;
+        }
+    }
+
+    private static int indexOf(byte[] name, byte c, int from) {
+        for (int i = from; i < name.length; i++) {
+            if (name[i] == c) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The value position of the first candidate field present and not null, or -1. */
+    private static int firstPresent(byte[] b, int object, byte[][] candidates) {
+        for (byte[] name : candidates) {
+            int at = field(b, object, name);
+            if (at >= 0 && b[at] != 'n') {
+                return at;
+            }
+        }
+        return -1;
+    }
+
+    /** BAD_TIMESTAMP, or the deferred outcome of a valid one: IMPOSSIBLE_DATE, MINUTE_OUT_OF_RANGE or the minute. */
+    private long timestamp(byte[] b, int at) {
+        if (at < 0) {
+            return Outcome.BAD_TIMESTAMP;
+        }
+        if (b[at] == '-' || Bytes.isDigit(b[at])) {
+            return epoch(b, at, Json.skip(b, at));
+        }
+        if (b[at] != '"') {
+            return Outcome.BAD_TIMESTAMP;
+        }
+        byte[] s = Json.decode(b, at);
+        int[] t = new int[6];
+        if (AppLine.timestamp(s, 0, s.length, t) == s.length) {
+            return Calendar.outcome(t[0], t[1], t[2], t[3], t[4], t[5], false);
+        }
+        // A string of an optional sign, digits and an optional fraction.
+        int p = s.length > 0 && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+        int q = Json.skipDigits(s, p, s.length);
+        if (q > p && q < s.length && s[q] == '.') {
+            int r = Json.skipDigits(s, q + 1, s.length);
+            q = r > q + 1 ? r : -1;
+        }
+        return q > p && q == s.length ? epoch(s, 0, s.length) : Outcome.BAD_TIMESTAMP;
+    }
+
+    /** The packed minute of an epoch number b[p, end) (sign, digits, fraction, exponent), computed exactly. */
+    private long epoch(byte[] b, int p, int end) {
+        boolean negative = b[p] == '-';
+        if (b[p] == '-' || b[p] == '+') {
+            p++;
+        }
+        int intStart = p, intEnd = Json.skipDigits(b, p, end);
+        int fracStart = intEnd < end && b[intEnd] == '.' ? intEnd + 1 : intEnd;
+        int fracEnd = Json.skipDigits(b, fracStart, end);
+        long exponent = 0;
+        if (fracEnd < end && (b[fracEnd] == 'e' || b[fracEnd] == 'E')) {
+            int q = fracEnd + 1;
+            boolean down = b[q] == '-';
+            q += b[q] == '-' || b[q] == '+' ? 1 : 0;
+            for (; q < end; q++) {
+                exponent = Math.min(exponent * 10 + (b[q] - '0'), 1L << 40);  // saturates: far past any minute
+            }
+            exponent = down ? -exponent : exponent;
+        }
+        // The digits d1..dn (integer then fraction) times 10^(exponent - fraction digits): the
+        // decimal point falls after `point` of them.
+        int intDigits = intEnd - intStart, n = intDigits + (fracEnd - fracStart);
+        long point = intDigits + exponent;
+        long whole = 0;
+        boolean fraction = false;
+        for (int i = 0; i < n; i++) {
+            int digit = i < intDigits ? b[intStart + i] - '0' : b[fracStart + i - intDigits] - '0';
+            if (i < point) {
+                if (whole > 0 || digit > 0) {
+                    if (whole >= 100_000_000_000_000_000L) {
+                        return Outcome.MINUTE_OUT_OF_RANGE;
+                    }
+                    whole = whole * 10 + digit;
+                }
+            } else if (digit > 0) {
+                fraction = true;
+                break;
+            }
+        }
+        for (long i = n; i < point && whole > 0; i++) {  // trailing zeros of a positive exponent
+            if (whole >= 100_000_000_000_000_000L) {
+                return Outcome.MINUTE_OUT_OF_RANGE;
+            }
+            whole *= 10;
+        }
+        long floor = negative ? -whole - (fraction ? 1 : 0) : whole;
+        boolean milliseconds = epochUnit == MILLISECONDS || (epochUnit == AUTO && whole >= MILLISECONDS_FROM);
+        return Outcome.counted(Math.floorDiv(floor, milliseconds ? 60_000 : 60), false);
+    }
+
+    /** 1: an error level, 0: another level, -1: no level (missing, null, boolean, object, array). */
+    private int level(byte[] b, int at) {
+        if (at < 0) {
+            return -1;
+        }
+        if (b[at] == '-' || Bytes.isDigit(b[at])) {
+            return Bytes.isOneOf(b, at, Json.skip(b, at) - at, errorLevels) ? 1 : 0;
+        }
+        if (b[at] != '"') {
+            return -1;
+        }
+        byte[] s = Json.decode(b, at);
+        int start = 0, end = s.length;
+        while (start < end && Bytes.isBlank(s[start])) {
+            start++;
+        }
+        while (end > start && Bytes.isBlank(s[end - 1])) {
+            end--;
+        }
+        return Bytes.isOneOf(s, start, end - start, errorLevels) ? 1 : 0;
+    }
+
+    /** The status at a value position: a JSON integer or a string of ASCII digits; -1 when neither. */
+    private static int status(byte[] b, int at) {
+        if (at < 0) {
+            return -1;
+        }
+        if (b[at] == '"') {
+            byte[] s = Json.decode(b, at);
+            return s.length > 0 && Json.skipDigits(s, 0, s.length) == s.length ? digitsValue(s, 0, s.length) : -1;
+        }
+        int end = Bytes.isDigit(b[at]) ? Json.skip(b, at) : -1;
+        // Negative numbers, fractions, exponents, booleans, objects are no status.
+        return end > at && Json.skipDigits(b, at, end) == end ? digitsValue(b, at, end) : -1;
+    }
+
+    /** The value of the digits b[p, end) when it has at most 3 significant digits, else -1. */
+    private static int digitsValue(byte[] b, int p, int end) {
+        while (p < end - 1 && b[p] == '0') {
+            p++;
+        }
+        return end - p > 3 ? -1 : Bytes.number(b, p, end - p);
+    }
+}
