@@ -22,7 +22,7 @@ from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "asbcdefp"
+PHASES = "asbcdgefp"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
              ("c", "c_python", "(c) pure-Python consumer", lambda: phases.python_consumer(data, run_dir)),
              ("d", "d_naive_udf", "(d) naive UDF job",
               lambda: phases.spark_catch_up(data, run_dir, "d-naive-udf", "bench/naive_job.py")),
+             ("g", "formats", "(b) on the access and json corpora", lambda: formats_phase(args, run_dir)),
              ("e", "e_steady", "(e) steady state", lambda: steady_phase(args, run_dir)),
              ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
              ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000))]
@@ -98,12 +99,25 @@ def main(argv: list[str] | None = None) -> int:
             results[key] = run()
             log(f"{title}: " + (f"{results[key]['records_per_s']:,.0f} records/s" if "records_per_s" in results[key]
                                 else "done"))
+    if "b_job" in results:
+        results["b_job"]["value_bytes"] = data.value_bytes
     results["meta"]["bench_minutes"] = (time.monotonic() - started) / 60
     report.write(results, out)
     print(report.markdown(results))
     log(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}; logs in {run_dir}")
     print(report.ratios_text(results))
     return 0
+
+
+def formats_phase(args, run_dir: Path) -> dict:
+    """(b) and its profile on an access-log and a JSON corpus of as many records as (b)'s."""
+    found = {}
+    for log_format in ("access", "json"):
+        data = corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log,
+                             log_format)
+        found[log_format] = phases.log_format(data, run_dir, 1_000_000)
+        log(f"(b) {log_format}: {found[log_format]['records_per_s']:,.0f} records/s")
+    return found
 
 
 def steady_phase(args, run_dir: Path) -> dict:

@@ -1,6 +1,7 @@
 """The bench corpus: deterministic, seeded log lines of ~100 bytes, ~15 % ERROR, ~5 % malformed,
 spread over a few hours of minutes, with the expected per-minute counts computed here in plain
-Python (never with the job's parser), so every variant's error_log can be checked against it."""
+Python (never with the job's parser), so every variant's error_log can be checked against it.
+The access and json corpora come from errorcount/tools/samples.py (expectations computed there)."""
 
 import json
 import random
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from errorcount.tools import kafka_admin, produce
+from errorcount.tools import kafka_admin, produce, samples
 
 CORPUS_VERSION = 1  # bump when the generator changes: the topic name carries it
 START = datetime(2026, 1, 5, 6, 0)
@@ -26,6 +27,8 @@ class Corpus:
     partitions: int
     expected: dict[str, int]  # 'YYYY-MM-DD HH:MM:00' -> ERROR lines
     rejected: int
+    value_bytes: int          # the records' values, summed
+    log_format: str = "app"
 
 
 class Generator:
@@ -69,43 +72,52 @@ class Generator:
         return text.encode(), self.keys[minute] if is_error else None, False
 
 
-def write(topic: str, partitions: int, lines: int, seed: int, minutes: int) -> tuple[dict[str, int], int]:
+def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_format: str = "app") -> dict:
     """Generates and writes the corpus round-robin over the partitions, in order (idempotent
-    producer); returns (expected counts, rejected lines)."""
-    generator = Generator(seed, minutes)
+    producer); returns its expected counts, rejected records and value bytes."""
+    if log_format == "app":
+        events = Generator(seed, minutes).event
+    else:
+        rng, make = random.Random(seed), samples.FORMATS[log_format].make
+
+        def events():
+            event = make(rng, START, minutes)
+            return event.value, event.error_minute, event.rejected
     counts: Counter[str] = Counter()
-    rejected = 0
+    rejected = size = 0
     writer = produce.Writer(topic, partitions, **{"linger.ms": 50, "batch.num.messages": 10000,
                                                   "queue.buffering.max.messages": 500000})
     for index in range(lines):
-        value, minute, bad = generator.event()
+        value, minute, bad = events()
         if minute:
             counts[minute] += 1
         rejected += bad
+        size += len(value or b"")
         writer.send(value, index)
     writer.flush(120)
-    return dict(counts), rejected
+    return {"expected": dict(counts), "rejected": rejected, "value_bytes": size}
 
 
-def topic_name(lines: int, partitions: int, seed: int) -> str:
-    return f"bench-v{CORPUS_VERSION}-{lines}-p{partitions}-s{seed}"
+def topic_name(lines: int, partitions: int, seed: int, log_format: str = "app") -> str:
+    kind = "" if log_format == "app" else f"{log_format}-"
+    return f"bench-v{CORPUS_VERSION}-{kind}{lines}-p{partitions}-s{seed}"
 
 
-def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, log) -> Corpus:
-    """The preloaded topic, written once per (lines, partitions, seed) and reused by later runs;
-    its expected counts are cached next to it. A topic holding anything else is recreated."""
-    topic = topic_name(lines, partitions, seed)
+def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, log, log_format: str = "app") -> Corpus:
+    """The preloaded topic, written once per (lines, partitions, seed, format) and reused by later
+    runs; its expected counts are cached next to it. A topic holding anything else is recreated."""
+    topic = topic_name(lines, partitions, seed, log_format)
     cached = cache / f"{topic}.json"
     ends = kafka_admin.end_offsets(topic) if kafka_admin.partition_count(topic) else {}
-    if cached.exists() and sum(ends.values()) == lines and len(ends) == partitions:
-        data = json.loads(cached.read_text())
-        log(f"corpus: reusing topic {topic} ({lines} lines)")
-        return Corpus(topic, lines, partitions, data["expected"], data["rejected"])
-    if ends:
-        kafka_admin.delete_topic(topic)
-    log(f"corpus: generating {lines} lines (seed {seed}, {minutes} minutes) into {topic}")
-    kafka_admin.create_topic(topic, partitions)
-    expected, rejected = write(topic, partitions, lines, seed, minutes)
-    cache.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps({"expected": expected, "rejected": rejected}))
-    return Corpus(topic, lines, partitions, expected, rejected)
+    data = json.loads(cached.read_text()) if cached.exists() else {}
+    if "value_bytes" in data and sum(ends.values()) == lines and len(ends) == partitions:
+        log(f"corpus: reusing topic {topic} ({lines} records)")
+    else:
+        if ends:
+            kafka_admin.delete_topic(topic)
+        log(f"corpus: generating {lines} {log_format} records (seed {seed}, {minutes} minutes) into {topic}")
+        kafka_admin.create_topic(topic, partitions)
+        data = write(topic, partitions, lines, seed, minutes, log_format)
+        cache.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(data))
+    return Corpus(topic, lines, partitions, data["expected"], data["rejected"], data["value_bytes"], log_format)

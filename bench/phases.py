@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bench import procs
 from bench.corpus import Corpus
-from errorcount.tools import admin_db, harness, kafka_admin
+from errorcount.tools import admin_db, harness, kafka_admin, samples
 from errorcount.tools.localenv import local_stack
 
 ROOT = procs.ROOT
@@ -168,11 +168,13 @@ def python_consumer(corpus: Corpus, log_dir: Path) -> dict:
             "cpu_steal_share": steal.share(), "error_log_exact": True}
 
 
-def profile(corpus: Corpus, log_dir: Path, records: int) -> dict:
-    """Per-step cost of the job's transforms (bench/profile_job.py in a spark-submit driver)."""
+def profile(corpus: Corpus, log_dir: Path, records: int, **settings: str) -> dict:
+    """Per-step cost of the job's transforms (bench/profile_job.py in a spark-submit driver), with
+    the log-format settings given."""
     env = job_env("bench-profile", corpus.topic, BENCH_PROFILE_RECORDS=str(min(records, corpus.lines)),
-                  BENCH_PARTITIONS=str(corpus.partitions))
-    driver = procs.Driver(log_dir / "p-profile.log", env, "bench/profile_job.py")
+                  BENCH_PARTITIONS=str(corpus.partitions), **settings)
+    name = "p-profile" if corpus.log_format == "app" else f"p-profile-{corpus.log_format}"
+    driver = procs.Driver(log_dir / f"{name}.log", env, "bench/profile_job.py")
     if driver.process.wait(1800) != 0:
         raise BenchError(f"the profile driver failed: see {driver.log_path}")
     driver.rss.stop()
@@ -180,3 +182,11 @@ def profile(corpus: Corpus, log_dir: Path, records: int) -> dict:
     if not found:
         raise BenchError(f"the profile driver printed no PROFILE line: see {driver.log_path}")
     return json.loads(found[-1])
+
+
+def log_format(corpus: Corpus, log_dir: Path, profile_records: int) -> dict:
+    """(b) and the profile on another LOG_FORMAT's corpus, with the settings its samples assume."""
+    settings = samples.FORMATS[corpus.log_format].settings
+    figures = spark_catch_up(corpus, log_dir, f"b-{corpus.log_format}", **settings)
+    return {**figures, "value_bytes": corpus.value_bytes, "settings": settings,
+            "profile": profile(corpus, log_dir, profile_records, **settings)}

@@ -11,7 +11,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from errorcount.aggregate import batch_summary_df, dead_letter_slots
-from errorcount.parse import CLASSIFIER_UDF, classify_lines_df, register_classifier
+from errorcount.config import load_config
+from errorcount.parse import CLASSIFIER_UDF, Contract, classify_lines_df, register_classifier
 
 
 def timed(action, runs: int = 3) -> float:
@@ -27,7 +28,8 @@ def timed(action, runs: int = 3) -> float:
 def main() -> int:
     topic, records = os.environ["KAFKA_TOPIC"], int(os.environ["BENCH_PROFILE_RECORDS"])
     spark = SparkSession.builder.appName("errorcount-bench-profile").getOrCreate()
-    register_classifier(spark)
+    cfg = load_config(sys.argv[1:], os.environ)  # scripts/run.sh passes --config
+    register_classifier(spark, Contract.of(cfg))  # the log format of the corpus (LOG_FORMAT...)
     partitions = int(os.environ["BENCH_PARTITIONS"])
     ends = {topic: {str(p): records // partitions for p in range(partitions)}}
     source = (spark.read.format("kafka").option("kafka.bootstrap.servers", os.environ["KAFKA_BOOTSTRAP_SERVERS"])

@@ -18,7 +18,16 @@ def ratios(results: dict) -> dict[str, float | None]:
     return {"b_warm_over_spark_source": warm / source_warm if warm and source_warm else None,
             "b_over_python": ratio(results, "b_job", "c_python"),
             "b_over_udf": ratio(results, "b_job", "d_naive_udf"),
-            "b_over_kafka": ratio(results, "b_job", "a_ceiling")}
+            "b_over_kafka": ratio(results, "b_job", "a_ceiling"),
+            **{f"{name}_over_app": format_ratio(results, name) for name in FORMAT_GOALS}}
+
+
+FORMAT_GOALS = {"access": 0.8, "json": 0.5}  # the least records/s of each format, x the app rate of the same run
+
+
+def format_ratio(results: dict, name: str) -> float | None:
+    app, other = results.get("b_job"), results.get("formats", {}).get(name)
+    return other["records_per_s"] / app["records_per_s"] if app and other else None
 
 
 def goals(results: dict) -> list[tuple[str, str, bool | None]]:
@@ -31,6 +40,11 @@ def goals(results: dict) -> list[tuple[str, str, bool | None]]:
                              ("b_over_python", 4, "(b) >= 4 x (c)"), ("b_over_udf", 2.5, "(b) >= 2.5 x (d)")):
         value = measured[key]
         found.append((label, fmt(value, " x"), None if value is None else value >= need))
+    for name, need in FORMAT_GOALS.items():
+        value = measured[f"{name}_over_app"]
+        if value is not None:
+            found.append((f"LOG_FORMAT={name}: (b) >= {need} x the app format's (b), records/s", fmt(value, " x"),
+                          value >= need))
     steady, soak = results.get("e_steady"), results.get("f_soak")
     if steady:
         over = steady["latency_s"]["p99"] - steady["trigger_interval_s"]
@@ -116,6 +130,7 @@ def markdown(results: dict) -> str:
                       + " (trigger_ms is the whole batch; foreach_batch_ms holds the Spark job and the MySQL "
                       "commit).", ""]
     lines += profile_lines(results)
+    lines += format_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
               for goal, measured, met in goals(results)]
@@ -156,12 +171,37 @@ def profile_lines(results: dict) -> list[str]:
                           f"{job['warm_records_per_s']:,.0f} records/s: the rate a longer catch-up settles at.")
         lines.append("")
     if profile:
-        lines += [f"Profile: the job's transforms added one at a time, batch reads of {profile['records']:,} corpus "
-                  f"records, warm (best of 3), {profile['cores']} cores:", "",
-                  "| step | s | records/s | core-us per record |", "|---|---:|---:|---:|"]
-        lines += [f"| {s['step']} | {s['seconds']:.2f} | {s['records_per_s']:,.0f} | {s['core_us_per_record']:.1f} |"
-                  for s in profile["steps"]]
-        lines.append("")
+        lines += profile_table(profile, "Profile: the job's transforms added one at a time")
+    return lines
+
+
+def profile_table(profile: dict, title: str) -> list[str]:
+    return [f"{title}, batch reads of {profile['records']:,} corpus records, warm (best of 3), {profile['cores']} cores:",
+            "", "| step | s | records/s | core-us per record |", "|---|---:|---:|---:|",
+            *[f"| {s['step']} | {s['seconds']:.2f} | {s['records_per_s']:,.0f} | {s['core_us_per_record']:.1f} |"
+              for s in profile["steps"]], ""]
+
+
+def format_lines(results: dict) -> list[str]:
+    """(b) per LOG_FORMAT, each on its own corpus of as many records, in records/s and MB/s."""
+    formats, app = results.get("formats"), results.get("b_job")
+    if not formats or not app:
+        return []
+    lines = ["Per LOG_FORMAT: (b) on a corpus of each format (errorcount/tools/samples.py for access and json), "
+             "as many records, every count exact; app is (b) above. MB/s: record values read per second.", "",
+             "| format | records/s | MB/s | mean value bytes | warm records/s | x app | first batch s | settings |",
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for name, figures in (("app", app), *formats.items()):
+        size = figures.get("value_bytes", 0) / results["meta"]["lines"]
+        settings = " ".join(f"{k}={v}" for k, v in figures.get("settings", {"LOG_FORMAT": "app"}).items())
+        warm = figures.get("warm_records_per_s")
+        lines.append(f"| {name} | {figures['records_per_s']:,.0f} | {figures['records_per_s'] * size / 1e6:.1f} | "
+                     f"{size:.0f} | {'' if warm is None else f'{warm:,.0f}'} | "
+                     f"{figures['records_per_s'] / app['records_per_s']:.2f} | {figures['first_batch_ms'] / 1000:.1f} | "
+                     f"{settings} |")
+    lines.append("")
+    for name, figures in formats.items():
+        lines += profile_table(figures["profile"], f"Profile of LOG_FORMAT={name}")
     return lines
 
 
