@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup venv java jars up down status topic run produce counts test test-unit test-integration \
+.PHONY: help setup venv java jars up down status topic run produce counts report test test-unit test-integration \
         test-faults test-mysql chaos bench lint config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
         yarn-up yarn-down yarn-test
 
@@ -67,6 +67,9 @@ produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|acce
 
 counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
 	@$(PY) -m errorcount.tools.counts
+
+report: venv ## Draw errors, rejects and commits per minute as .local/report/report.png and .html (SINCE=24h UNTIL=0s: ISO times or 30m, 2h, 7d)
+	$(PY) -m errorcount.tools.report --since "$${SINCE:-24h}" --until "$${UNTIL:-0s}"
 
 check: lint java ## Lint + unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"

@@ -24,7 +24,8 @@ def dead_letter_slots(limit: int, partitions: int) -> int:
 def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
     """In: classify_lines_df output (partition, offset, minute, is_error, reject_reason, raw_value).
     Out: partition, error_minute (epoch minute of ERROR rows, null for all other rows),
-    dead_slot, records, rejected, min_offset, max_offset, reject_reason, raw_value.
+    dead_slot, records, rejected, min_offset, max_offset, reject_reason, raw_value, and newest_ms
+    (the newest Kafka timestamp, epoch ms) when the input has a timestamp.
 
     Rejected rows group by dead_slot = offset mod `slots`: each such group is a dead letter, its
     lowest offset (min_offset) with that row's reason and raw value. With slots 0, dead_slot,
@@ -38,9 +39,15 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
     if not slots:  # no dead letters (DEAD_LETTER_LIMIT=0): skip picking each group's first reject
         aggregates = aggregates[:4] + [F.lit(None).cast("string").alias("reject_reason"),
                                        F.lit(None).cast("binary").alias("raw_value")]
-    return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates)
+    newest = _newest() if "timestamp" in classified.columns else []
+    return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates, *newest)
             .select("partition", "error_minute", "dead_slot", "records", "rejected", "min_offset", "max_offset",
-                    "reject_reason", "raw_value"))
+                    "reject_reason", "raw_value", *(["newest_ms"] if newest else [])))
+
+
+@once_per_app
+def _newest() -> list[Column]:
+    return [F.max(F.unix_millis("timestamp")).alias("newest_ms")]
 
 
 def rejected_rows_df(classified: DataFrame) -> DataFrame:

@@ -14,6 +14,7 @@ from errorcount.errors import FencedError, JobStop
 from errorcount.retention import Retention
 from errorcount.retry import retry
 from errorcount.summary import BatchSummary, every_dead_letter, summarize
+from errorcount.watch import Watch
 
 log = logging.getLogger("errorcount.batch")
 
@@ -36,8 +37,9 @@ class BatchCommitter:
     boundary; ended_by() tells the JobStop that ended the query, if one did."""
 
     def __init__(self, cfg: Config, conn, epoch: int, stored: dict[int, int], partitions: int,
-                 retention: Retention, checkpoint: str):
+                 retention: Retention, checkpoint: str, watch: Watch | None = None):
         self.cfg, self.conn, self.epoch = cfg, conn, epoch
+        self.watch = watch or Watch()
         self.retention = retention
         self.checkpoint = checkpoint
         self.slots = dead_letter_slots(cfg.dead_letter_limit, partitions)
@@ -96,13 +98,16 @@ class BatchCommitter:
         faults.crash_point("after_commit")
         done = time.monotonic()
         self.expected = after
+        behind, seconds = self.watch.committed(summary, after, done - started, done - commit_started)
         # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
-        # transaction; batch_ms: all of it.
+        # transaction; batch_ms: all of it. lag: records behind the topic's end (as of the newest
+        # progress Spark reported: errorcount/lag.py); lag_s: seconds behind its newest record.
         log.info("%s", logline.line(
             logline.BATCH, batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
             dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=after,
             plan="one-task" if one_task else "parallel", count_ms=int((counted - started) * 1000),
-            commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000)))
+            commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000),
+            lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
         self.retention.after_commit(self.conn, self.cfg.job_name, self.cfg.kafka_topic, self.epoch)
 
     def planned_records(self, batch_id: int) -> int | None:
@@ -141,4 +146,5 @@ class BatchCommitter:
                                   "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,
-              lambda error: isinstance(error, RetryCommit) or store.is_transient(error), describe=store.failure_text(cfg))
+              lambda error: isinstance(error, RetryCommit) or store.is_transient(error), describe=store.failure_text(cfg),
+              on_retry=self.watch.commit_retried)

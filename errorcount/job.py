@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 
-from errorcount import checkpoint, errors, logline, offsets, progress, retention, source, store, topic_metadata
+from errorcount import checkpoint, errors, logline, offsets, progress, retention, source, store, topic_metadata, watch
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
 from errorcount.errors import DataLossError, JobStop
 from errorcount.parse import Contract, classify_lines_df, register_classifier
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
+from errorcount.watch import Watch
 
 log = logging.getLogger("errorcount")
 MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW seconds
@@ -69,6 +70,7 @@ class Job:
         self.sleep = stoppable_sleep(self.stop_requested)
         self.retention = retention.Retention(cfg.retention_days)  # outlives query restarts
         self.queries = 0  # started by this driver
+        self.watch = Watch()  # lag, metrics and the offsets mirror, once the lease is taken
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -101,10 +103,17 @@ class Job:
             if cfg.retention_days:
                 self.mysql("checking what retention needs", lambda: retention.check_ready(conn))
             reattempt = yarn_reattempt(self.spark, os.environ)
-            epoch = self.mysql("taking the job lease", lambda: store.acquire_lease(conn, cfg.job_name, self.owner, reattempt))
+            endpoint = watch.endpoint(cfg)
+            epoch = self.mysql("taking the job lease", lambda: store.acquire_lease(conn, cfg.job_name, self.owner, reattempt,
+                                                                                   endpoint))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
-            progress.install(self.spark)
-            return self.supervise(conn, epoch)
+            listener = progress.install(self.spark, cfg.kafka_topic)
+            self.watch = watch.build(cfg, self.spark.sparkContext._jvm, lambda: listener.ends)
+            self.watch.leased(epoch)
+            try:
+                return self.supervise(conn, epoch)
+            finally:
+                self.watch.close()
         finally:
             conn.close()
 
@@ -122,6 +131,7 @@ class Job:
                                   f"last: {failure}. Nothing was half-committed; see the log above.") from None
                 delay = min(2 ** len(failures), 30)
                 log.warning("query failed (%s); restarting from the offsets stored in MySQL in %d s", failure, delay)
+                self.watch.query_restarted()
                 self.sleep(delay)
 
     def prepare(self, conn, epoch: int) -> Resume:
@@ -147,7 +157,8 @@ class Job:
 
     def run_query(self, conn, epoch: int, resume: Resume) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
-            committer = BatchCommitter(self.cfg, conn, epoch, resume.stored, resume.partitions, self.retention, location)
+            committer = BatchCommitter(self.cfg, conn, epoch, resume.stored, resume.partitions, self.retention, location,
+                                       self.watch)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             register_classifier(self.spark, Contract.of(self.cfg))

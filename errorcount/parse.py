@@ -94,12 +94,16 @@ def _classify_stages() -> list[list]:
 def classify_lines_df(df: DataFrame) -> DataFrame:
     """In: Kafka rows (value, partition, offset).
     Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
-    reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null).
+    reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null),
+    and timestamp (the Kafka record's) when the input has it.
     minute is null exactly when reject_reason is not. The contract is the one registered
     (register_classifier: the job registers its configured one), else app as written."""
     if df.sparkSession.sparkContext.applicationId not in _registered:
         register_classifier(df.sparkSession)
-    return select_stages(df, _classify_stages())
+    stages = _classify_stages()
+    if "timestamp" in df.columns:  # the Kafka record's time, for the lag (errorcount/lag.py)
+        stages = [[*columns, "timestamp"] for columns in stages]
+    return select_stages(df, stages)
 
 
 def reject_reason_of(code: Column) -> Column:

@@ -6,7 +6,7 @@ import logging
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQueryListener
 
-from errorcount import logline
+from errorcount import lag, logline
 
 log = logging.getLogger("errorcount.progress")
 
@@ -25,13 +25,23 @@ def progress_line(batch_id: int, rows: int, durations: dict[str, int]) -> str:
 
 class ProgressLogger(StreamingQueryListener):
     """Logs each progress event that carried records; idle triggers are not logged. Events
-    arrive on Spark's listener bus, after the batch: nothing here slows a batch down."""
+    arrive on Spark's listener bus, after the batch: nothing here slows a batch down. Keeps the
+    topic's end offsets of the newest event (`ends`, for errorcount/lag.py)."""
+
+    def __init__(self, topic: str = ""):
+        super().__init__()
+        self.topic = topic
+        self.ends: dict[int, int] | None = None
 
     def onQueryStarted(self, event) -> None:
         pass
 
     def onQueryProgress(self, event) -> None:
         progress = event.progress
+        for source in progress.sources:
+            ends = lag.end_offsets(source.latestOffset, self.topic)
+            if ends is not None:
+                self.ends = ends
         if progress.numInputRows:
             log.info("%s", progress_line(progress.batchId, progress.numInputRows, dict(progress.durationMs)))
 
@@ -42,5 +52,7 @@ class ProgressLogger(StreamingQueryListener):
         pass
 
 
-def install(spark: SparkSession) -> None:
-    spark.streams.addListener(ProgressLogger())
+def install(spark: SparkSession, topic: str = "") -> ProgressLogger:
+    listener = ProgressLogger(topic)
+    spark.streams.addListener(listener)
+    return listener

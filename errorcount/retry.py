@@ -39,10 +39,10 @@ def first_line(error: BaseException) -> str:
 
 def retry(what: str, action: Callable[[], T], seconds: float, transient: Callable[[BaseException], bool],
           sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
-          describe: Callable[[BaseException], str] = first_line) -> T:
+          describe: Callable[[BaseException], str] = first_line, on_retry: Callable[[], None] = lambda: None) -> T:
     """Runs action() until it succeeds. Transient failures are retried with exponential backoff
     (0.5 s doubling to 10 s) for up to `seconds`, then UnavailableError; others propagate.
-    describe(error) is how a failure reads in the log."""
+    describe(error) is how a failure reads in the log; on_retry() is called before each retry."""
     deadline = clock() + seconds
     delay, attempt = 0.5, 0
     while True:
@@ -59,5 +59,6 @@ def retry(what: str, action: Callable[[], T], seconds: float, transient: Callabl
                                        "nothing was half-committed. Restart the job once the service is back "
                                        "(or raise RETRY_SECONDS).") from None
             log.warning("%s failed (%s); retry %d in %.1f s", what, describe(error), attempt, delay)
+            on_retry()
             sleep(delay)
             delay = min(delay * 2, 10.0)

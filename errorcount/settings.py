@@ -120,6 +120,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("STOP_MARKER", str, "", "path (any Hadoop file system) whose existence stops the job at a batch boundary",
             note="A running job stops after its in-flight batch commits (exit 0); a starting one exits 0 at once. "
                  "submit-yarn.sh removes a stale marker before submitting."),
+    Setting("KAFKA_LAG_GROUP", str, "errorcount-<job>", "Kafka consumer group the committed offsets are mirrored to "
+            "(empty: off)", note="For lag tools (kafka-consumer-groups, Burrow, kminion, Kafka UIs): written after "
+            "every MySQL commit, best effort, never read back; <job> stands for JOB_NAME.", group="Watching"),
+    Setting("METRICS_PORT", int, "0", "port of the driver's Prometheus metrics endpoint (0 = off; 9108 suggested)",
+            high=65535),
+    Setting("METRICS_HOST", str, "127.0.0.1", "address the metrics endpoint listens on",
+            note="0.0.0.0 lets a containerised or remote Prometheus scrape it; allow that explicitly."),
     Setting("LOG_LEVEL", str, "INFO", "log level of the driver's own messages (Spark's: conf/log4j2.properties)",
             choices=("DEBUG", "INFO", "WARNING", "ERROR")),
 )

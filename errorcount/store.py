@@ -27,7 +27,7 @@ from errorcount.summary import BatchSummary
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},
     "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "updated_at"},
-    "job_leases": {"job", "epoch", "owner", "acquired_at"},
+    "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint"},
     "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "batches",
                        "offsets_before", "offsets_after", "committed_at"},
     "rejected_lines": {"job", "topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
@@ -50,8 +50,13 @@ UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_
                   "ON DUPLICATE KEY UPDATE next_offset = VALUES(next_offset), updated_at = CURRENT_TIMESTAMP(3)")
 SELECT_NEWEST_COUNTS = "SELECT log_time, log_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"  # make counts
 SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*) FROM `{table}`"
-BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner) VALUES (%s, 1, %s) "
-              "ON DUPLICATE KEY UPDATE epoch = epoch + 1, owner = VALUES(owner), acquired_at = CURRENT_TIMESTAMP(3)")
+SELECT_COUNTS_BETWEEN = "SELECT log_time, log_count FROM `{table}` WHERE log_time BETWEEN %s AND %s ORDER BY log_time"
+# make report: the ledger per UTC minute of commit (committed_at is written in the job's UTC session).
+SELECT_LEDGER_MINUTES = ("SELECT TIMESTAMP(DATE_FORMAT(committed_at, '%%Y-%%m-%%d %%H:%%i:00')), SUM(rejected), SUM(batches) "
+                         "FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s GROUP BY 1 ORDER BY 1")
+BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint) VALUES (%s, 1, %s, %s) "
+              "ON DUPLICATE KEY UPDATE epoch = epoch + 1, owner = VALUES(owner), acquired_at = CURRENT_TIMESTAMP(3), "
+              "metrics_endpoint = VALUES(metrics_endpoint)")
 SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
 # acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
 SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
@@ -196,7 +201,8 @@ class Reattempt:
     submitted_ms: int
 
 
-def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, reattempt: Reattempt | None = None) -> int:
+def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, reattempt: Reattempt | None = None,
+                  metrics_endpoint: str | None = None) -> int:
     """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit.
 
     A YARN re-attempt does not take the job from an instance of another application that took it
@@ -214,7 +220,7 @@ def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, reattempt: Rea
                     f"application {reattempt.app} was submitted: it replaced this application, so YARN's "
                     "re-attempt does not take the job back. Nothing was committed. If that instance is "
                     "gone, submit the job again.")
-        cursor.execute(BUMP_LEASE, (job, owner))
+        cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint))
         cursor.execute(SELECT_LEASE, (job,))
         return int(cursor.fetchone()[0])
 

@@ -17,6 +17,7 @@ class BatchSummary:
     minute_counts: dict[int, int] = field(default_factory=dict)
     ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
     dead_letters: list[tuple[int, int, str, bytes | None]] = field(default_factory=list)
+    newest_ms: int | None = None  # the newest Kafka record timestamp (epoch ms), when the rows carry it
 
 
 def summarize(rows: Iterable[Mapping], dead_letter_limit: int | None = None) -> BatchSummary:
@@ -34,10 +35,21 @@ def summarize(rows: Iterable[Mapping], dead_letter_limit: int | None = None) -> 
             raw = row["raw_value"]
             summary.dead_letters.append((row["partition"], row["min_offset"], row["reject_reason"],
                                          None if raw is None else bytes(raw)))
+        newest = optional(row, "newest_ms")
+        if newest is not None and (summary.newest_ms is None or newest > summary.newest_ms):
+            summary.newest_ms = newest
         low, high = summary.ranges.get(row["partition"], (row["min_offset"], row["max_offset"]))
         summary.ranges[row["partition"]] = (min(low, row["min_offset"]), max(high, row["max_offset"]))
     summary.dead_letters = sorted(summary.dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit]
     return summary
+
+
+def optional(row: Mapping, name: str):
+    """row[name], or None when the row has no such field (a pyspark Row raises ValueError)."""
+    try:
+        return row[name]
+    except (KeyError, ValueError):
+        return None
 
 
 def every_dead_letter(rows: Iterable[Mapping]) -> list[tuple[int, int, str, bytes | None]]:

@@ -102,6 +102,7 @@ schema() {
   root_sql "$MYSQL_DATABASE" < "$ROOT/sql/schema.sql"
   counts_table_sql | root_sql "$MYSQL_DATABASE"
   grants_sql | root_sql "$MYSQL_DATABASE"
+  grafana_reader_sql | root_sql "$MYSQL_DATABASE"
   log "schema and grants applied to $MYSQL_DATABASE on $NAME (counts table: $COUNTS_TABLE)"
 }
 

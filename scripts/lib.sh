@@ -70,6 +70,12 @@ counts_table_sql() {
   [ "$COUNTS_TABLE" = error_log ] || sed -e "s/\`counts_table\`/\`$COUNTS_TABLE\`/" "$ROOT/sql/counts_table.sql"
 }
 
+# sql/grafana_reader.sql with this stack's database and the reader's secret password put in.
+grafana_reader_sql() {
+  local password; password=$(cat "$(ensure_secret grafana_reader_password)")
+  sed -e "s/reader_password/$password/g" -e "s/\`errorcount\`\./\`$MYSQL_DATABASE\`./g" "$ROOT/sql/grafana_reader.sql"
+}
+
 grants_sql() {
   sed -e "s/\`errorcount\`\\./\`$MYSQL_DATABASE\`./g" -e "s/'errorcount'@/'$MYSQL_USER'@/g" "$ROOT/sql/grants.sql"
 }

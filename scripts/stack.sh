@@ -27,6 +27,7 @@ admin_sql() {  # SQL from stdin as the admin account, with the mysql container's
 case "${1:-}" in
   up)
     ensure_secret mysql_password >/dev/null; ensure_secret mysql_root_password >/dev/null
+    ensure_secret grafana_reader_password >/dev/null
     if [ "$(mode)" = docker ]; then
       log "starting Kafka + MySQL with Docker"
       compose up -d
@@ -48,7 +49,7 @@ case "${1:-}" in
     fi
     ;;
   schema)
-    if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql" && counts_table_sql | admin_sql && grants_sql | admin_sql && log "schema and grants applied"
+    if [ "$(mode)" = docker ]; then admin_sql < "$ROOT/sql/schema.sql" && counts_table_sql | admin_sql && grants_sql | admin_sql && grafana_reader_sql | admin_sql && log "schema and grants applied"
     else "$ROOT/scripts/db.sh" schema; fi
     ;;
   compose-check)
@@ -56,6 +57,7 @@ case "${1:-}" in
       die "docker-compose is missing: run 'make setup' (or sudo apt-get install docker-compose)."
     }
     ensure_secret mysql_password >/dev/null; ensure_secret mysql_root_password >/dev/null
+    ensure_secret grafana_reader_password >/dev/null
     compose -f "$ROOT/docker-compose.yml" config -q && log "docker-compose.yml is valid"
     ;;
   *) die "usage: stack.sh up|down|status|schema|compose-check" ;;

@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS job_leases (
   job         VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
   epoch       BIGINT       NOT NULL,
   owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-  acquired_at DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3)
+  acquired_at DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  metrics_endpoint VARCHAR(255) NULL  -- host:port of the holder's Prometheus endpoint (METRICS_PORT), if any
 ) ENGINE = InnoDB;
 
 -- The ledger: one row per committed batch, written in the batch's own transaction.
@@ -98,6 +99,14 @@ SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schem
                      'COLLATE utf8mb4_bin NOT NULL DEFAULT \'\' FIRST, DROP PRIMARY KEY, ',
                      'ADD PRIMARY KEY (job, topic, kafka_partition, kafka_offset), DROP INDEX rejected_lines_seen, ',
                      'ADD INDEX rejected_lines_seen (job, topic, seen_at)'), 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- job_leases gains the holder's metrics endpoint (where a YARN driver landed).
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'job_leases' AND column_name = 'metrics_endpoint') = 0,
+              'ALTER TABLE job_leases ADD COLUMN metrics_endpoint VARCHAR(255) NULL', 'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

@@ -17,24 +17,37 @@ from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
 from errorcount.tools import ROOT
 
 
-def main() -> int:
+def job_config():
+    """The job's settings as make run resolves them; the local stack's password file if none is given."""
     env = dict(os.environ)
     local_secret = ROOT / ".local" / "secrets" / "mysql_password"
     if not env.get("MYSQL_PASSWORD") and not env.get("MYSQL_PASSWORD_FILE") and local_secret.exists():
         env["MYSQL_PASSWORD_FILE"] = str(local_secret)
+    return load_config(["--config", env.get("CONFIG", str(ROOT / "conf" / "errorcount.conf"))], env)
+
+
+def connect_as_job(what: str):
+    """(settings, connection) as the job's user, or the exit code after saying what went wrong."""
     try:
-        cfg = load_config(["--config", env.get("CONFIG", str(ROOT / "conf" / "errorcount.conf"))], env)
+        cfg = job_config()
     except ConfigError as error:
         print(f"config error: {error.message}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        conn = pymysql.connect(**store.connect_args(cfg))
+        return cfg, pymysql.connect(**store.connect_args(cfg))
     except pymysql.err.Error as error:
-        print(f"cannot read the counts: {store.failure_text(cfg)(error)} ({error}); is the stack up (make up)?",
+        print(f"cannot read {what}: {store.failure_text(cfg)(error)} ({error}); is the stack up (make up)?",
               file=sys.stderr)
         return EXIT_UNAVAILABLE
+
+
+def main() -> int:
+    connected = connect_as_job("the counts")
+    if isinstance(connected, int):
+        return connected
+    cfg, conn = connected
     with conn.cursor() as cursor:
-        cursor.execute(store.with_table(store.SELECT_NEWEST_COUNTS, cfg.counts_table), (int(env.get("ROWS", "20")),))
+        cursor.execute(store.with_table(store.SELECT_NEWEST_COUNTS, cfg.counts_table), (int(os.environ.get("ROWS", "20")),))
         rows = cursor.fetchall()
         cursor.execute(store.with_table(store.SELECT_COUNT_TOTALS, cfg.counts_table))
         total, minutes = cursor.fetchone()

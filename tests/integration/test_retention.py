@@ -125,6 +125,7 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         # The shape before RETENTION_DAYS: no batches column, no index on dead letters' age; and
         # before COUNTS_TABLE: no job in rejected_lines' key.
         query(admin, f"ALTER TABLE `{database}`.ingest_batches DROP COLUMN batches")
+        query(admin, f"ALTER TABLE `{database}`.job_leases DROP COLUMN metrics_endpoint")  # before METRICS_PORT
         query(admin, f"DROP TABLE `{database}`.rejected_lines")
         query(admin, f"CREATE TABLE `{database}`.rejected_lines (topic VARCHAR(249) NOT NULL, kafka_partition INT "
                      "NOT NULL, kafka_offset BIGINT NOT NULL, reason VARCHAR(32) NOT NULL, raw_value VARBINARY(1024) "
@@ -134,7 +135,7 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
                      "raw_value) VALUES ('t', 0, 7, 'bad_level', 'old')")
         query(admin, f"INSERT INTO `{database}`.ingest_batches (job, topic, epoch, records, error_lines, rejected, "
                      "offsets_before, offsets_after) VALUES ('j', 't', 1, 10, 2, 1, '{}', '{\"0\": 10}')")
-        with pytest.raises(ConfigError, match=r"ingest_batches\.batches, rejected_lines\.job, "
+        with pytest.raises(ConfigError, match=r"job_leases\.metrics_endpoint, ingest_batches\.batches, rejected_lines\.job, "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
             store.verify_schema(conn, database)
         apply_schema(conn)

@@ -1,0 +1,109 @@
+"""The committed offsets mirrored to a Kafka consumer group (KAFKA_LAG_GROUP), so the lag tools
+operators already use (kafka-consumer-groups, Burrow, kminion, Kafka UIs) see this job: Spark's
+Kafka source commits nothing to Kafka, and its readers use generated groups.
+
+Best effort and off the batch's path: a batch hands its offsets over (offer) and returns; a
+daemon thread writes the newest ones with Kafka's admin API (the JVM's client, already on the
+driver's classpath), and writes them again at least every REFRESH_S while the topic is idle, so
+the broker's offset retention (offsets.retention.minutes, 7 days by default) never drops them.
+A failure is logged and counted, never retried in a loop, never fails or delays a batch. The
+group is never read back: MySQL stays the only source of truth."""
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+log = logging.getLogger("errorcount.lag_mirror")
+REFRESH_S = 3600.0
+TIMEOUT_S = 30
+
+
+def admin_properties(cfg) -> dict[str, str]:
+    """The admin client's settings: the job's bootstrap servers and kafka.* options (security)."""
+    return {**{name[len("kafka."):]: value for name, value in cfg.kafka_options.items()},
+            "bootstrap.servers": cfg.kafka_bootstrap_servers, "client.id": f"{cfg.kafka_lag_group}-mirror",
+            "request.timeout.ms": str(TIMEOUT_S * 1000), "default.api.timeout.ms": str(TIMEOUT_S * 1000)}
+
+
+def reason(error: Exception) -> str:
+    """The Kafka client's own reason: py4j wraps it (ExecutionException around the cause)."""
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        cause = java.getCause() or java
+        return str(cause.toString())
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+class OffsetMirror:
+    """Writes {partition: next offset} of `topic` to `group` from its own thread."""
+
+    def __init__(self, jvm, properties: dict[str, str], group: str, topic: str,
+                 failed: Callable[[], None] = lambda: None, refresh_s: float = REFRESH_S):
+        self.jvm, self.properties, self.group, self.topic = jvm, properties, group, topic
+        self.failed, self.refresh_s = failed, refresh_s
+        self.failures = 0
+        self.written: dict[int, int] | None = None  # the offsets the group holds since the last write
+        self._pending: dict[int, int] | None = None
+        self._last: dict[int, int] | None = None
+        self._closed = False
+        self._wake = threading.Condition()
+        self._admin = None
+        self._thread = threading.Thread(target=self._run, name="errorcount-lag-mirror", daemon=True)
+        self._thread.start()
+
+    def offer(self, offsets: dict[int, int]) -> None:
+        """The offsets just committed to MySQL (returns at once)."""
+        with self._wake:
+            self._pending = dict(offsets)
+            self._wake.notify()
+
+    def close(self) -> None:
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+        self._thread.join(TIMEOUT_S + 5)
+        if self._admin is not None:
+            self._admin.close()
+
+    def _run(self) -> None:
+        written_at = time.monotonic()
+        while True:
+            with self._wake:
+                while self._pending is None and not self._closed and time.monotonic() - written_at < self.refresh_s:
+                    self._wake.wait(max(self.refresh_s - (time.monotonic() - written_at), 0.01))
+                if self._closed:
+                    return
+                offsets = self._pending if self._pending is not None else self._last
+                self._pending = None
+            written_at = time.monotonic()
+            if offsets:
+                self._last = offsets
+                self._write(offsets)
+
+    def _write(self, offsets: dict[int, int]) -> None:
+        try:
+            self._alter(offsets)
+            self.written = dict(offsets)
+        except Exception as error:  # noqa: BLE001 - best effort by design: any failure is logged and counted
+            self.failures += 1
+            self.failed()
+            log.warning("lag mirror: writing the committed offsets to consumer group %r failed (%s); batches go on, "
+                        "the next commit tries again. A consumer running in that group refuses the write: "
+                        "give KAFKA_LAG_GROUP a group of its own (or empty to turn this off)", self.group,
+                        reason(error))
+
+    def _alter(self, offsets: dict[int, int]) -> None:
+        jvm = self.jvm
+        if self._admin is None:
+            props = jvm.java.util.Properties()
+            for key, value in self.properties.items():
+                props.setProperty(key, value)
+            self._admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+        java_offsets = jvm.java.util.HashMap()
+        for partition, offset in sorted(offsets.items()):
+            java_offsets.put(jvm.org.apache.kafka.common.TopicPartition(self.topic, partition),
+                             jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))
+        seconds = jvm.java.util.concurrent.TimeUnit.SECONDS
+        self._admin.alterConsumerGroupOffsets(self.group, java_offsets).all().get(TIMEOUT_S, seconds)

@@ -1,0 +1,82 @@
+"""The driver's Prometheus metrics (METRICS_PORT; 0 = off), served by prometheus_client's own
+HTTP server thread. Every series carries a `job_name` label (JOB_NAME). Updated after each
+commit from figures the batch already has: nothing here adds a Spark job or waits on anything.
+
+Rules and the dashboard read these names: conf/prometheus/, conf/grafana/ (docs/operations.md)."""
+
+import logging
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+from errorcount.errors import ConfigError
+
+log = logging.getLogger("errorcount.metrics")
+SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+
+
+class JobMetrics:
+    """The job's series in a registry of their own (a second driver in one process, as in tests,
+    gets its own)."""
+
+    def __init__(self, job: str):
+        self.registry = r = CollectorRegistry()
+        self.job = job
+        one = ["job_name"]
+        per_partition = ["job_name", "partition"]
+        self.batches = Counter("errorcount_batches", "Committed micro-batches", one, registry=r)
+        self.records = Counter("errorcount_records", "Kafka records committed", one, registry=r)
+        self.error_lines = Counter("errorcount_error_lines", "Records counted as errors", one, registry=r)
+        self.rejected = Counter("errorcount_rejected_records", "Records rejected by the contract", one, registry=r)
+        self.dead_letters = Counter("errorcount_dead_letters", "Rejected records kept in rejected_lines", one, registry=r)
+        self.commit_retries = Counter("errorcount_commit_retries", "MySQL commit attempts that failed and were retried",
+                                      one, registry=r)
+        self.query_restarts = Counter("errorcount_query_restarts", "Streaming queries started again after a failure",
+                                      one, registry=r)
+        self.mirror_failures = Counter("errorcount_lag_mirror_failures",
+                                       "Failed writes of the committed offsets to KAFKA_LAG_GROUP", one, registry=r)
+        self.batch_seconds = Histogram("errorcount_batch_duration_seconds", "A batch inside foreachBatch: Spark job "
+                                       "and MySQL commit", one, buckets=SECONDS, registry=r)
+        self.commit_seconds = Histogram("errorcount_commit_duration_seconds", "The batch's MySQL transaction", one,
+                                        buckets=SECONDS, registry=r)
+        self.lag = Gauge("errorcount_lag_records", "Records between the committed offset and the topic's end "
+                         "(as of the newest progress Spark reported)", per_partition, registry=r)
+        self.lag_seconds = Gauge("errorcount_lag_seconds", "Now minus the Kafka timestamp of the newest committed "
+                                 "record, at the last commit", one, registry=r)
+        self.epoch = Gauge("errorcount_epoch", "The job lease's epoch this driver holds", one, registry=r)
+        self.offsets = Gauge("errorcount_committed_offset", "The next offset stored in MySQL", per_partition, registry=r)
+        self.last_commit = Gauge("errorcount_last_commit_timestamp_seconds", "Unix time of the last batch commit", one,
+                                 registry=r)
+        for series in (self.batches, self.records, self.error_lines, self.rejected, self.dead_letters,
+                       self.commit_retries, self.query_restarts, self.mirror_failures, self.batch_seconds,
+                       self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit):
+            series.labels(job)  # every series exists from the start (0), so rules see it before it moves
+
+    def serve(self, host: str, port: int) -> None:
+        """Starts the HTTP endpoint (a daemon thread); a port in use is a configuration error."""
+        try:
+            start_http_server(port, addr=host, registry=self.registry)
+        except OSError as error:
+            raise ConfigError(f"cannot serve metrics on {host}:{port} ({error.strerror}): set METRICS_PORT to a "
+                              "free port, or 0 to turn the endpoint off") from None
+        log.info("metrics: serving Prometheus metrics on http://%s:%d/metrics", host, port)
+
+    def committed(self, *, records: int, errors: int, rejected: int, dead_letters: int, offsets: dict[int, int],
+                  batch_s: float, commit_s: float, now_s: float) -> None:
+        j = self.job
+        self.batches.labels(j).inc()
+        self.records.labels(j).inc(records)
+        self.error_lines.labels(j).inc(errors)
+        self.rejected.labels(j).inc(rejected)
+        self.dead_letters.labels(j).inc(dead_letters)
+        self.batch_seconds.labels(j).observe(batch_s)
+        self.commit_seconds.labels(j).observe(commit_s)
+        for partition, offset in offsets.items():
+            self.offsets.labels(j, str(partition)).set(offset)
+        self.last_commit.labels(j).set(now_s)
+
+    def behind(self, records: dict[int, int] | None, seconds: float | None) -> None:
+        if records is not None:
+            for partition, count in records.items():
+                self.lag.labels(self.job, str(partition)).set(count)
+        if seconds is not None:
+            self.lag_seconds.labels(self.job).set(seconds)

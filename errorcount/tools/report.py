@@ -1,0 +1,133 @@
+"""make report: errors per minute (and rejects, and the job's commits) over a time range, drawn
+as a PNG and a self-contained HTML page (the PNG inlined, with the totals).
+
+    python -m errorcount.tools.report [--since 2h] [--until 2036-01-01T12:00] [--out DIR]
+
+--since/--until: ISO dates and times (python-dateutil) or spans back from now (`90s`, `30m`,
+`2h`, `7d`). Minutes are the job's minute keys: UTC for zoned lines, as written otherwise; a
+zoned --since/--until is converted to UTC. Reads the configured COUNTS_TABLE and JOB_NAME's
+ledger with the job's own connection settings, like make counts.
+"""
+
+import argparse
+import base64
+import html
+import io
+import re
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import matplotlib
+from dateutil import parser as dateparser
+
+matplotlib.use("Agg")
+from matplotlib import dates, pyplot  # noqa: E402  (after the backend is chosen)
+
+from errorcount import store  # noqa: E402
+from errorcount.errors import EXIT_CONFIG  # noqa: E402
+from errorcount.tools import ROOT  # noqa: E402
+from errorcount.tools.counts import connect_as_job  # noqa: E402
+
+SPAN = re.compile(r"(\d+)([smhd])")
+UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+AXIS = "minute (UTC for zoned lines, as written otherwise)"
+
+
+def moment(text: str, now: datetime) -> datetime:
+    """A naive UTC datetime from an ISO date/time or a span back from `now` (naive UTC)."""
+    span = SPAN.fullmatch(text.strip())
+    if span:
+        return now - timedelta(**{UNITS[span[2]]: int(span[1])})
+    try:
+        parsed = dateparser.isoparse(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is neither an ISO date/time (2036-01-01T12:00) nor a span (30m, 2h, 7d)") from None
+    return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+
+
+@dataclass
+class Series:
+    errors: dict[datetime, int]
+    rejected: dict[datetime, int]
+    batches: dict[datetime, int]
+
+
+def read(conn, table: str, job: str, since: datetime, until: datetime) -> Series:
+    with conn.cursor() as cursor:
+        cursor.execute(store.with_table(store.SELECT_COUNTS_BETWEEN, table), (since, until))
+        errors = {t: int(n) for t, n in cursor.fetchall()}
+        cursor.execute(store.SELECT_LEDGER_MINUTES, (job, since, until))
+        rows = cursor.fetchall()
+    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows})
+
+
+def draw(series: Series, title: str) -> bytes:
+    """The PNG: errors per minute as bars, rejects and commits per minute as lines."""
+    figure, axis = pyplot.subplots(figsize=(12, 5), dpi=100)
+    if series.errors:
+        axis.bar(list(series.errors), list(series.errors.values()), width=1 / 1440, color="#c0392b",
+                 label=f"errors ({sum(series.errors.values())})")
+    if series.rejected:
+        axis.plot(list(series.rejected), list(series.rejected.values()), color="#34495e", zorder=3,
+                  label=f"rejected ({sum(series.rejected.values())})")
+    if series.batches:
+        commits = axis.twinx()
+        commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,
+                     label=f"commits ({sum(series.batches.values())})")
+        commits.set_ylabel("commits per minute")
+        commits.set_ylim(bottom=0)
+        commits.legend(loc="upper right")
+    axis.xaxis.set_major_formatter(dates.DateFormatter("%Y-%m-%d %H:%M"))
+    axis.set_xlabel(AXIS)
+    axis.set_ylabel("records per minute")
+    axis.set_title(title)
+    axis.legend(loc="upper left")
+    figure.autofmt_xdate()
+    out = io.BytesIO()
+    figure.savefig(out, format="png")
+    pyplot.close(figure)
+    return out.getvalue()
+
+
+def page(png: bytes, series: Series, title: str) -> str:
+    image = base64.b64encode(png).decode()
+    totals = (f"errors {sum(series.errors.values())} in {len(series.errors)} minutes, rejected "
+              f"{sum(series.rejected.values())}, commits {sum(series.batches.values())}")
+    return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head><body>"
+            f"<h1>{html.escape(title)}</h1><p>{html.escape(totals)}</p><p>{html.escape(AXIS)}</p>"
+            f"<img alt=\"errors per minute\" src=\"data:image/png;base64,{image}\"></body></html>\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m errorcount.tools.report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--since", default="24h")
+    parser.add_argument("--until", default="0s")
+    parser.add_argument("--out", type=Path, default=ROOT / ".local" / "report")
+    args = parser.parse_args(argv)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    try:
+        since, until = moment(args.since, now), moment(args.until, now)
+    except ValueError as error:
+        print(f"report: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    connected = connect_as_job("the counts")
+    if isinstance(connected, int):
+        return connected
+    cfg, conn = connected
+    series = read(conn, cfg.counts_table, cfg.job_name, since, until)
+    conn.close()
+    title = f"{cfg.counts_table}, job {cfg.job_name}: {since:%Y-%m-%d %H:%M} to {until:%Y-%m-%d %H:%M}"
+    png = draw(series, title)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "report.png").write_bytes(png)
+    (args.out / "report.html").write_text(page(png, series, title), encoding="utf-8")
+    print(f"wrote {args.out / 'report.png'} and {args.out / 'report.html'}: {sum(series.errors.values())} errors "
+          f"in {len(series.errors)} minutes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

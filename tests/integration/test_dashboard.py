@@ -1,0 +1,106 @@
+"""The Grafana dashboard, its data sources, the Prometheus rules and their compose services:
+validated here without a Docker engine. The dashboard's structure is checked against what
+Grafana's provisioning reads, and every SQL query of the dashboard runs against the real database
+as the read-only user sql/grafana_reader.sql creates, with Grafana's time macros expanded the way
+its MySQL data source does, on known rows."""
+
+import json
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pymysql
+import pytest
+
+from errorcount.tools.admin_db import apply_sql_file
+from tests.integration.test_compose import compose_config
+from tests.support import ROOT, local_stack, query
+
+DASHBOARD = json.loads((ROOT / "conf" / "grafana" / "dashboards" / "errorcount.json").read_text(encoding="utf-8"))
+SOURCES = (ROOT / "conf" / "grafana" / "provisioning" / "datasources" / "errorcount.yml").read_text(encoding="utf-8")
+
+
+def targets(kind: str) -> list[dict]:
+    return [t for p in DASHBOARD["panels"] for t in p["targets"] if t["datasource"]["type"] == kind]
+
+
+def test_compose_runs_prometheus_and_grafana_provisioned_with_pinned_images():
+    env, text = local_stack(), compose_config()
+    assert f"image: prom/prometheus:{env['PROMETHEUS_VERSION']}" in text
+    assert f"image: grafana/grafana:{env['GRAFANA_VERSION']}" in text
+    for mount in ("/etc/prometheus/alerts.yml", "/etc/grafana/provisioning", "/var/lib/grafana/dashboards",
+                  "/docker-entrypoint-initdb.d/30-grafana-reader.sh"):
+        assert mount in text
+    assert "host.docker.internal:host-gateway" in text
+
+
+def test_the_dashboard_has_the_structure_grafana_provisioning_reads():
+    uids = set(re.findall(r"^\s+uid: (\S+)$", SOURCES, re.MULTILINE))
+    assert uids == {"errorcount-prometheus", "errorcount-mysql"}
+    assert DASHBOARD["uid"] and DASHBOARD["title"] and isinstance(DASHBOARD["schemaVersion"], int)
+    variables = {v["name"] for v in DASHBOARD["templating"]["list"]}
+    assert len({p["id"] for p in DASHBOARD["panels"]}) == len(DASHBOARD["panels"])
+    for panel in DASHBOARD["panels"]:
+        assert {"id", "type", "title", "gridPos", "targets", "datasource"} <= panel.keys(), panel.get("title")
+        assert set(panel["gridPos"]) == {"x", "y", "w", "h"} and panel["gridPos"]["x"] + panel["gridPos"]["w"] <= 24
+        assert panel["datasource"]["uid"] in uids and panel["targets"]
+        assert len({t["refId"] for t in panel["targets"]}) == len(panel["targets"])
+        for target in panel["targets"]:
+            assert target["datasource"]["uid"] in uids
+            text = target.get("rawSql") or target.get("expr")
+            assert text, panel["title"]
+            assert set(re.findall(r"\$\{?(\w+)\}?", text)) - {"__timeFilter", "__timeGroupAlias"} <= variables
+    assert targets("mysql") and targets("prometheus")
+    assert "$__file{/run/secrets/grafana_reader_password}" in SOURCES  # no password in the repo
+
+
+def expand(sql: str, start: datetime, end: datetime, table: str, job: str) -> str:
+    """Grafana's MySQL data source macros, as it expands them (epoch seconds, FROM_UNIXTIME)."""
+    sql = re.sub(r"\$__timeFilter\((\w+)\)",
+                 lambda m: f"{m[1]} BETWEEN FROM_UNIXTIME({int(start.timestamp())}) AND FROM_UNIXTIME({int(end.timestamp())})",
+                 sql)
+    sql = re.sub(r"\$__timeGroupAlias\((\w+), *1m\)",
+                 lambda m: f'cast(cast(UNIX_TIMESTAMP({m[1]})/(60) as signed)*60 as signed) AS "time"', sql)
+    return sql.replace("${counts_table}", table).replace("$job", job)
+
+
+@pytest.mark.mysql
+def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
+    suffix = uuid.uuid4().hex[:8]
+    table, job, password = f"dash_{suffix}", f"dash-{suffix}", uuid.uuid4().hex
+    database = local_stack()["MYSQL_DATABASE"]
+    apply_sql_file(admin, "grafana_reader.sql", {"reader_password": password, "`errorcount`": f"`{database}`"})
+    apply_sql_file(admin, "counts_table.sql", {"`counts_table`": f"`{table}`"})
+    base = datetime(2036, 3, 1, 12, 0)
+    counts = {base + timedelta(minutes=m): 3 * m + 1 for m in range(10)}
+    batches = [(base + timedelta(minutes=m // 3, seconds=10 * (m % 3)), m % 4) for m in range(24)]
+    try:
+        for minute, count in counts.items():
+            query(admin, f"INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s)", (minute, count))
+        for committed_at, rejected in batches:
+            query(admin, "INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
+                         "offsets_after, committed_at) VALUES (%s, 't', 1, 10, 1, %s, '{}', '{}', %s)",
+                  (job, rejected, committed_at))
+        reader = pymysql.connect(host="127.0.0.1", port=int(local_stack()["MYSQL_PORT"]), user="errorcount_reader",
+                                 password=password, database=database, init_command="SET time_zone = '+00:00'")
+        start, end = (base + timedelta(minutes=2)).replace(tzinfo=UTC), (base + timedelta(minutes=6)).replace(tzinfo=UTC)
+        results = []
+        with reader.cursor() as cursor:
+            for target in targets("mysql"):
+                cursor.execute(expand(target["rawSql"], start, end, table, job))
+                results.append(cursor.fetchall())
+            with pytest.raises(pymysql.err.OperationalError):  # read-only: no writes
+                cursor.execute(f"DELETE FROM `{table}`")
+        reader.close()
+        in_range = lambda t: start.replace(tzinfo=None) <= t <= end.replace(tzinfo=None)  # noqa: E731
+        assert [(t, n) for t, n in results[0]] == [(t, n) for t, n in sorted(counts.items()) if in_range(t)]
+        per_minute: dict[int, list[int]] = {}
+        for committed_at, rejected in batches:
+            if in_range(committed_at):
+                stamp = int(committed_at.replace(tzinfo=UTC).timestamp()) // 60 * 60
+                per_minute.setdefault(stamp, []).append(rejected)
+        assert [(int(t), int(r), int(b)) for t, r, b in results[1]] == [
+            (t, sum(v), len(v)) for t, v in sorted(per_minute.items())]
+    finally:
+        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        query(admin, "DELETE FROM ingest_batches WHERE job = %s", (job,))

@@ -1,0 +1,102 @@
+"""Watching a real running driver: its Prometheus endpoint scraped over HTTP against MySQL, the
+lag in its batch lines, and the committed offsets mirrored to a Kafka consumer group as Kafka's
+own kafka-consumer-groups tool and the admin API see them, also while a live consumer in that
+group makes the broker refuse the writes. One driver serves every check."""
+
+import re
+import socket
+import subprocess
+import urllib.request
+from datetime import datetime
+
+import pytest
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
+
+from errorcount import logline
+from errorcount.tools import kafka_admin, produce
+from tests.support import ROOT, catch_up, error_log, ledger, query, stored_offsets, unique, wait_until
+
+pytestmark = [pytest.mark.slow]
+METRIC = re.compile(r'^(errorcount_\w+)\{([^}]*)\} (\S+)$', re.MULTILINE)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def scrape(port: int) -> dict[tuple[str, str], float]:
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    return {(name, labels): float(value) for name, labels, value in METRIC.findall(text)}
+
+
+def group_offsets(group: str, topic: str, partitions: int) -> dict[int, int]:
+    """The group's committed offsets through the admin API."""
+    request = [ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(partitions)])]
+    client = kafka_admin.admin()  # referenced until the answer is in: a collected client drops its futures
+    result = client.list_consumer_group_offsets(request)[group].result(timeout=30)
+    return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
+
+
+def describe(group: str) -> dict[int, tuple[int, int]]:
+    """kafka-consumer-groups --describe from the broker's own jars: {partition: (offset, lag)}."""
+    lib = subprocess.run([str(ROOT / "scripts" / "jars.sh"), "kafka"], check=True, capture_output=True,
+                         text=True).stdout.strip()
+    out = subprocess.run(["java", "-Xmx256m", "-cp", f"{lib}/*", "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                          "--bootstrap-server", kafka_admin.bootstrap(), "--describe", "--group", group],
+                         check=True, capture_output=True, text=True, timeout=120).stdout
+    rows = [line.split() for line in out.splitlines() if line.startswith(group + " ")]
+    return {int(r[2]): (int(r[3]), int(r[5])) for r in rows}  # GROUP TOPIC PARTITION CURRENT END LAG ...
+
+
+def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_topic, start_driver):
+    admin = clean_error_log
+    topic, job, port = make_topic(partitions=2), unique("job"), free_port()
+    writer = produce.Writer(topic, 2)
+    first = produce.generate(2000, 3, datetime(2036, 2, 1), 20)
+    writer.write(first)
+    driver = start_driver(job, topic, env={"METRICS_PORT": str(port)})
+    catch_up(admin, job, topic, driver)
+    second = produce.generate(500, 4, datetime(2036, 2, 1), 20)
+    writer.write(second, first_index=len(first))  # a second batch: its commit knows the first's end offsets
+    catch_up(admin, job, topic, driver)
+    group, stored = f"errorcount-{job}", stored_offsets(admin, job, topic)
+
+    wait_until(lambda: group_offsets(group, topic, 2) == stored, 60, "the mirrored group to hold MySQL's offsets")
+    assert describe(group) == {p: (o, 0) for p, o in stored.items()}
+    batches, records, errors, rejected = ledger(admin, job)
+    metrics = scrape(port)
+    label = f'job_name="{job}"'
+    assert metrics[("errorcount_batches_total", label)] == batches
+    assert metrics[("errorcount_records_total", label)] == records == len(first) + len(second)
+    assert metrics[("errorcount_error_lines_total", label)] == errors == sum(error_log(admin).values())
+    assert metrics[("errorcount_rejected_records_total", label)] == rejected
+    for partition, offset in stored.items():
+        assert metrics[("errorcount_committed_offset", f'{label},partition="{partition}"')] == offset
+        assert metrics[("errorcount_lag_records", f'{label},partition="{partition}"')] == 0
+    assert metrics[("errorcount_lag_mirror_failures_total", label)] == 0
+    assert metrics[("errorcount_epoch", label)] == 1
+    assert query(admin, "SELECT metrics_endpoint FROM job_leases WHERE job = %s", (job,)) == [(f"127.0.0.1:{port}",)]
+    exported = {name for name, _labels in metrics}
+    for path in ("conf/prometheus/alerts.yml", "conf/grafana/dashboards/errorcount.json"):
+        used = set(re.findall(r"\berrorcount_[a-z_]+", (ROOT / path).read_text(encoding="utf-8")))
+        assert used and used <= exported, f"{path} names series the job does not export: {used - exported}"
+    last = logline.parse(driver.log())[-1]
+    assert last.fields["lag"] == "0" and float(last.fields["lag_s"]) >= 0
+
+    # A live consumer in the group: the broker refuses the mirror's writes; batches go on.
+    member = Consumer({"bootstrap.servers": kafka_admin.bootstrap(), "group.id": group, "enable.auto.commit": False})
+    member.subscribe([topic])
+    try:
+        wait_until(lambda: member.poll(0.5) is not None or bool(member.assignment()), 60, "the consumer to join")
+        third = produce.generate(300, 5, datetime(2036, 2, 1), 20)
+        writer.write(third, first_index=len(first) + len(second))
+        catch_up(admin, job, topic, driver)
+        wait_until(lambda: scrape(port)[("errorcount_lag_mirror_failures_total", label)] > 0, 60,
+                   "the refused mirror write to be counted")
+        assert ledger(admin, job)[1] == len(first) + len(second) + len(third)
+        assert "lag mirror: writing the committed offsets" in driver.log()
+    finally:
+        member.close()
+    assert driver.stop() == 0
