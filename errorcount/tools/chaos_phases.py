@@ -17,6 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from errorcount import store
 from errorcount.tools import admin_db
 from errorcount.tools.admin_db import query
 
@@ -24,7 +25,9 @@ PHASES = ("driver starting", "batch running", "committing", "idle")
 UI_PORT = 4071  # chaos drivers' Spark UI, read for running jobs
 RUNNING_STATEMENT = ("SELECT COUNT(*) FROM information_schema.processlist "
                      "WHERE user = %s AND command = 'Query' AND info IS NOT NULL")
-UPSERT_WAITING = RUNNING_STATEMENT + " AND info LIKE 'INSERT INTO error_log%%'"
+# The batch's counts upsert as the job sends it (the table name quoted): its first words.
+UPSERT_START = store.with_table(store.UPSERT_COUNTS, "error_log").split(" (", 1)[0]
+UPSERT_WAITING = RUNNING_STATEMENT + f" AND info LIKE '{UPSERT_START}%%'"
 
 
 def spark_job_running() -> bool:

@@ -17,16 +17,15 @@ from datetime import datetime
 import pytest
 
 from errorcount.tools import produce
+from errorcount.tools.chaos_phases import UPSERT_WAITING
 from tests.support import admin_connect, kill_sql_server, local_stack, query, service, wait_until
 
 START = datetime(2035, 5, 5, 5, 0)
 KILLS = 3
 RATE = 500  # lines per second, from the first commit until after the last kill
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
-# The job's batch transaction running its error_log upsert, which the test holds locked: the
-# transaction has begun, locked the lease and offset rows, and not committed.
-UPSERT_WAITING = ("SELECT COUNT(*) FROM information_schema.processlist WHERE user = %s AND command = 'Query' "
-                  "AND info LIKE 'INSERT INTO error_log%%'")
+# UPSERT_WAITING: the job's batch transaction running its error_log upsert, which the test holds
+# locked: the transaction has begun, locked the lease and offset rows, and not committed.
 
 
 def produce_until(stop: threading.Event, topic: str, partitions: int, written: list) -> None:
