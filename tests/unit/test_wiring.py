@@ -100,7 +100,7 @@ def test_every_class_named_in_the_spark_conf_files_loads(spark):
             if line.strip() and not line.lstrip().startswith("#"):
                 names.update(re.findall(r"\b(?:org|com)\.[a-z0-9_.]+\.[A-Z][\w$]*", line))
     assert "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager" in names
-    assert "org.apache.spark.metrics.sink.PrometheusServlet" in names and "org.apache.hadoop.fs.RawLocalFileSystem" in names
+    assert "org.apache.spark.metrics.sink.PrometheusServlet" in names
     loader = spark.sparkContext._jvm.java.lang.Thread.currentThread().getContextClassLoader()
     for name in sorted(names):
         spark.sparkContext._jvm.java.lang.Class.forName(name, False, loader)  # raises if it is gone
