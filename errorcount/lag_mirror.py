@@ -14,6 +14,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from errorcount.retry import first_line
+
 log = logging.getLogger("errorcount.lag_mirror")
 REFRESH_S = 3600.0
 # At most one write per EVERY_S: a write per 1 s batch cost the batches ~20 % at 150 000 records/s
@@ -35,8 +37,7 @@ def reason(error: Exception) -> str:
     if java is not None:
         cause = java.getCause() or java
         return str(cause.toString())
-    lines = str(error).strip().splitlines()
-    return lines[0] if lines else type(error).__name__
+    return first_line(error)
 
 
 class OffsetMirror:

@@ -106,6 +106,18 @@ def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[
     return Driver(LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log", {**driver_env(job, topic), **TEST_DRIVER, **(env or {})}, args)
 
 
+def seed_counts_and_ledger(conn: pymysql.Connection, table: str, counts: dict[datetime, int], job: str,
+                           ledger: list[tuple[datetime, int]]) -> None:
+    """Known rows for the readers of the counts and the ledger (make report, the dashboard):
+    `counts` {minute: count} into `table`, `ledger` (committed_at, rejected) as batches of `job`."""
+    for minute, count in counts.items():
+        query(conn, f"INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s)", (minute, count))
+    for committed_at, rejected in ledger:
+        query(conn, "INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
+                    "offsets_after, committed_at) VALUES (%s, 't', 1, 10, 1, %s, '{}', '{}', %s)",
+              (job, rejected, committed_at))
+
+
 def catch_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver", what: str = "the job to catch up",
              timeout: float = 240) -> None:
     """Waits until the driver has committed everything the topic holds."""

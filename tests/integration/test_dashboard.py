@@ -14,7 +14,7 @@ import pytest
 
 from errorcount.tools.admin_db import apply_sql_file
 from tests.integration.test_compose import compose_config
-from tests.support import ROOT, local_stack, query
+from tests.support import ROOT, local_stack, query, seed_counts_and_ledger
 
 DASHBOARD = json.loads((ROOT / "conf" / "grafana" / "dashboards" / "errorcount.json").read_text(encoding="utf-8"))
 SOURCES = (ROOT / "conf" / "grafana" / "provisioning" / "datasources" / "errorcount.yml").read_text(encoding="utf-8")
@@ -75,12 +75,7 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
     counts = {base + timedelta(minutes=m): 3 * m + 1 for m in range(10)}
     batches = [(base + timedelta(minutes=m // 3, seconds=10 * (m % 3)), m % 4) for m in range(24)]
     try:
-        for minute, count in counts.items():
-            query(admin, f"INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s)", (minute, count))
-        for committed_at, rejected in batches:
-            query(admin, "INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
-                         "offsets_after, committed_at) VALUES (%s, 't', 1, 10, 1, %s, '{}', '{}', %s)",
-                  (job, rejected, committed_at))
+        seed_counts_and_ledger(admin, table, counts, job, batches)
         reader = pymysql.connect(host="127.0.0.1", port=int(local_stack()["MYSQL_PORT"]), user="errorcount_reader",
                                  password=password, database=database, init_command="SET time_zone = '+00:00'")
         start, end = (base + timedelta(minutes=2)).replace(tzinfo=UTC), (base + timedelta(minutes=6)).replace(tzinfo=UTC)

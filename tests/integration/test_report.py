@@ -9,7 +9,7 @@ import pytest
 
 from errorcount.tools import report
 from errorcount.tools.admin_db import apply_sql_file
-from tests.support import query
+from tests.support import query, seed_counts_and_ledger
 
 pytestmark = pytest.mark.mysql
 
@@ -22,12 +22,7 @@ def test_the_report_draws_the_counts_rejects_and_commits_of_a_range(admin, tmp_p
     counts = {base + timedelta(minutes=m): (m * 7) % 11 + 1 for m in range(120)}
     ledger = [(base + timedelta(minutes=m, seconds=s), m % 3) for m in range(0, 120, 2) for s in (5, 35)]
     try:
-        for minute, count in counts.items():
-            query(admin, f"INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s)", (minute, count))
-        for committed_at, rejected in ledger:
-            query(admin, "INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
-                         "offsets_after, committed_at) VALUES (%s, 't', 1, 5, 1, %s, '{}', '{}', %s)",
-                  (job, rejected, committed_at))
+        seed_counts_and_ledger(admin, table, counts, job, ledger)
         monkeypatch.setenv("COUNTS_TABLE", table)
         monkeypatch.setenv("JOB_NAME", job)
         since, until = base + timedelta(minutes=30), base + timedelta(minutes=89)
