@@ -4,9 +4,10 @@ the Prometheus metrics (errorcount/metrics.py) and the offsets mirrored to a Kaf
 no Spark job, no network round trip on the batch's path."""
 
 import logging
+import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from errorcount import lag
 from errorcount.lag_mirror import OffsetMirror, admin_properties
@@ -53,12 +54,15 @@ class Watch:
             self.mirror.close()
 
 
-def endpoint(cfg) -> str | None:
-    """host:port of the metrics endpoint as another machine reaches it (the machine's name when it
-    listens on every address: where YARN put the driver), stored with the lease; None when off."""
+def endpoint(cfg, env: Mapping[str, str] = os.environ) -> str | None:
+    """host:port of the metrics endpoint as another machine reaches it, stored with the lease; None
+    when off. Listening on every address, the host is the node's name as YARN knows it (NM_HOST,
+    set in every container: the name the ResourceManager reaches the node by), else the machine's."""
     if not cfg.metrics_port:
         return None
-    host = socket.getfqdn() if cfg.metrics_host in ("0.0.0.0", "::", "") else cfg.metrics_host
+    host = cfg.metrics_host
+    if host in ("0.0.0.0", "::", ""):
+        host = env.get("NM_HOST") or socket.getfqdn()
     return f"{host}:{cfg.metrics_port}"
 
 

@@ -4,39 +4,29 @@ own kafka-consumer-groups tool and the admin API see them, also while a live con
 group makes the broker refuse the writes. One driver serves every check."""
 
 import re
-import socket
 import subprocess
-import urllib.request
 from datetime import datetime
 
 import pytest
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
+from confluent_kafka import Consumer
 
 from errorcount import logline
 from errorcount.tools import kafka_admin, produce
-from tests.support import ROOT, catch_up, error_log, ledger, query, stored_offsets, unique, wait_until
+from tests.support import (
+    ROOT,
+    catch_up,
+    error_log,
+    free_port,
+    group_offsets,
+    ledger,
+    query,
+    scrape,
+    stored_offsets,
+    unique,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.slow]
-METRIC = re.compile(r'^(errorcount_\w+)\{([^}]*)\} (\S+)$', re.MULTILINE)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def scrape(port: int) -> dict[tuple[str, str], float]:
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
-    return {(name, labels): float(value) for name, labels, value in METRIC.findall(text)}
-
-
-def group_offsets(group: str, topic: str, partitions: int) -> dict[int, int]:
-    """The group's committed offsets through the admin API."""
-    request = [ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(partitions)])]
-    client = kafka_admin.admin()  # referenced until the answer is in: a collected client drops its futures
-    result = client.list_consumer_group_offsets(request)[group].result(timeout=30)
-    return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
 
 
 def describe(group: str) -> dict[int, tuple[int, int]]:
@@ -66,7 +56,7 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
     wait_until(lambda: group_offsets(group, topic, 2) == stored, 60, "the mirrored group to hold MySQL's offsets")
     assert describe(group) == {p: (o, 0) for p, o in stored.items()}
     batches, records, errors, rejected = ledger(admin, job)
-    metrics = scrape(port)
+    metrics = scrape(f"127.0.0.1:{port}")
     label = f'job_name="{job}"'
     assert metrics[("errorcount_batches_total", label)] == batches
     assert metrics[("errorcount_records_total", label)] == records == len(first) + len(second)
@@ -93,7 +83,7 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
         third = produce.generate(300, 5, datetime(2036, 2, 1), 20)
         writer.write(third, first_index=len(first) + len(second))
         catch_up(admin, job, topic, driver)
-        wait_until(lambda: scrape(port)[("errorcount_lag_mirror_failures_total", label)] > 0, 60,
+        wait_until(lambda: scrape(f"127.0.0.1:{port}")[("errorcount_lag_mirror_failures_total", label)] > 0, 60,
                    "the refused mirror write to be counted")
         assert ledger(admin, job)[1] == len(first) + len(second) + len(third)
         assert "lag mirror: writing the committed offsets" in driver.log()

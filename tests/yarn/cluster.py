@@ -62,6 +62,11 @@ class YarnApps:
         fields = dict(re.findall(r"^\s*([\w-]+) : (.*)$", self.cli("application", "-status", app), re.M))
         return fields.get("State", ""), fields.get("Final-State", "")
 
+    def node_of(self, container: str) -> str:
+        """The host of the NodeManager running a container, as YARN names the node (its NodeId)."""
+        fields = dict(re.findall(r"^\s*([\w-]+) : (.*)$", self.cli("container", "-status", container), re.M))
+        return fields["Host"].rpartition(":")[0]
+
     def attempts(self, app: str) -> list[tuple[str, str, str]]:
         """[(attempt id, state, AM container id)] from `yarn applicationattempt -list`."""
         rows = re.findall(r"^\s*(appattempt_\S+)\s+(\S+)\s+(container_\S+)", self.cli("applicationattempt", "-list", app), re.M)

@@ -9,7 +9,7 @@ import pytest
 
 from errorcount.errors import EXIT_FENCED
 from errorcount.tools import kafka_admin
-from tests.support import Scenario, app_password, stored_offsets, unique, wait_until
+from tests.support import Scenario, app_password, free_port, group_offsets, query, scrape, stored_offsets, unique, wait_until
 from tests.yarn.cluster import ROOT, YarnApps, job_env
 
 START = datetime(2036, 2, 29, 23, 30)
@@ -93,13 +93,42 @@ def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, s
     assert run.counts() == run.produced.counts_below(stored)  # exactly the committed batches
     assert run.ledger()[1] == sum(stored.values())
 
-    again = yarn.submit({**env, "MAX_OFFSETS_PER_TRIGGER": "0"})  # the rest in one batch
+    at_kill = (run.ledger(), sum(run.counts().values()))
+    run.write(1000, seed=76, minutes=30)  # more while it is down: the resubmitted driver has work of its own
+    port = free_port()  # the resubmitted driver serves its metrics to other machines, on a port of the test's choice
+    again = yarn.submit({**env, "MAX_OFFSETS_PER_TRIGGER": "0", "METRICS_PORT": str(port), "METRICS_HOST": "0.0.0.0"})
     submitted.append(again)
     wait_caught_up(yarn, run, again, "the resubmitted job to catch up")
     assert run.counts() == run.produced.total()
-    assert run.ledger()[1] == 3000
+    assert run.ledger()[1] == 4000
+    check_watched_from_the_submitting_host(yarn, run, again, port, at_kill)
     stopped = yarn.run_script("stop-yarn.sh", env)
     assert stopped.returncode == 0 and "FINISHED / SUCCEEDED" in stopped.stderr, stopped.stderr
+
+
+def check_watched_from_the_submitting_host(yarn: YarnApps, run: Scenario, app: str, port: int, before) -> None:
+    """The driver's endpoint as the lease stores it and its log says, scraped from here: its counters
+    cover exactly what it committed (MySQL now minus MySQL before it started); the offsets mirror
+    holds MySQL's offsets in the job's consumer group."""
+    am = yarn.attempts(app)[0][2]
+    endpoint = query(run.admin, "SELECT metrics_endpoint FROM job_leases WHERE job = %s", (run.job,))[0][0]
+    assert endpoint == f"{yarn.node_of(am)}:{port}"  # the node YARN put the driver on, not 0.0.0.0
+    assert f"metrics: this driver's endpoint is http://{endpoint}/metrics" in yarn.driver_log(am)
+    (batches0, records0, _errors0, rejected0), errors0 = before
+    batches, records, _errors, rejected = run.ledger()
+    label = f'job_name="{run.job}"'
+    wait_until(lambda: scrape(endpoint).get(("errorcount_records_total", label)) == records - records0, 60,
+               "the scraped record counter to reach what MySQL committed")
+    metrics = scrape(endpoint)
+    assert metrics[("errorcount_batches_total", label)] == batches - batches0
+    assert metrics[("errorcount_error_lines_total", label)] == sum(run.counts().values()) - errors0
+    assert metrics[("errorcount_rejected_records_total", label)] == rejected - rejected0
+    assert metrics[("errorcount_epoch", label)] == run.epoch()
+    stored = stored_offsets(run.admin, run.job, run.topic)
+    for partition, offset in stored.items():
+        assert metrics[("errorcount_committed_offset", f'{label},partition="{partition}"')] == offset
+    wait_until(lambda: group_offsets(f"errorcount-{run.job}", run.topic, len(stored)) == stored, 60,
+               "the mirrored consumer group to hold MySQL's offsets")
 
 
 def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, submitted, run, start_driver):
