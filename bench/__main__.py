@@ -22,7 +22,7 @@ from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "asbcdgefp"
+PHASES = "asbcdgefwp"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -65,6 +65,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--steady-rate", type=float, default=float(os.environ.get("BENCH_STEADY_RATE", 150_000)),
                         help="the fixed producer rate of (e), records/s (env BENCH_STEADY_RATE)")
     parser.add_argument("--soak-batches", type=int, default=1000, help="tiny batches of the soak (f)")
+    parser.add_argument("--watch-batches", type=int, default=300, help="tiny batches of each soak of (w)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default: bench/ for a full run)")
     return parser
 
@@ -92,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
              ("g", "formats", "(b) on the access and json corpora", lambda: formats_phase(args, run_dir)),
              ("e", "e_steady", "(e) steady state", lambda: steady_phase(args, run_dir)),
              ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
+             ("w", "w_watch_cost", "the watch's cost (soaks with it off and on)",
+              lambda: steady.watch_cost(args.partitions, args.watch_batches, 2, run_dir)),
              ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000))]
     for letter, key, title, run in steps:
         if letter in args.only:

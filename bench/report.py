@@ -65,7 +65,34 @@ def goals(results: dict) -> list[tuple[str, str, bool | None]]:
         found.append((f"driver RSS: no growth trend over batches {rss.get('from_batch')} to "
                       f"{rss.get('to_batch')} of {soak['batches']} (slope < +5 MB per 100 batches)",
                       fmt(slope, " MB/100 batches"), None if slope is None else slope < 5))
+    cost = watch_cost(results.get("w_watch_cost"))
+    if cost:
+        found.append(("the watch (metrics scraped every second, offsets mirror) adds no measurable time to a tiny "
+                      "batch: cycle p50 on minus off within the runs' own spread (at least 5 %)",
+                      f"{cost['added_ms']:+.0f} ms (noise {cost['noise_ms']:.0f} ms)", cost["added_ms"] <= cost["noise_ms"]))
     return found
+
+
+def watch_cost(figures: dict | None) -> dict | None:
+    """(w): the mean cycle p50 with the watch on minus off, and the noise it is judged against:
+    the larger of the spread between runs of the same state and 5 % of the off figure."""
+    if not figures or not figures["off"] or not figures["on"]:
+        return None
+    p50 = {state: [run["cycle_p50_ms"] for run in figures[state]] for state in ("off", "on")}
+    mean = {state: sum(values) / len(values) for state, values in p50.items()}
+    spread = max(max(values) - min(values) for values in p50.values())
+    return {"added_ms": mean["on"] - mean["off"], "noise_ms": max(spread, 0.05 * mean["off"]), "p50": p50}
+
+
+def watch_cost_lines(figures: dict | None) -> list[str]:
+    cost = watch_cost(figures)
+    if not cost:
+        return []
+    runs = lambda state: ", ".join(f"{ms:.0f}" for ms in cost["p50"][state])  # noqa: E731
+    return [f"The watch's cost: soaks of {figures['batches']} tiny batches, alternating, with the watch off "
+            f"(METRICS_PORT=0, KAFKA_LAG_GROUP empty) and on (the metrics endpoint scraped every second, the "
+            f"offsets mirror): batch cycle p50 off {runs('off')} ms, on {runs('on')} ms; on minus off "
+            f"{cost['added_ms']:+.0f} ms. The lag aggregate is part of the job's one Spark job in both.", ""]
 
 
 def row(name: str, figures: dict | None, job_rate: float | None) -> str:
@@ -116,7 +143,7 @@ def markdown(results: dict) -> str:
     if soak:
         rss = soak["rss"]
         lines += [f"Soak: {soak['batches']} tiny batches back to back ({soak['records_per_batch']:.0f} records each, "
-                  f"trigger 0 s): batch cycle p50 {soak['batch_cycle_ms']['p50']:.0f} ms, p95 "
+                  f"trigger 0 s{', the watch on' if soak.get('watch', {}).get('on') else ''}): batch cycle p50 {soak['batch_cycle_ms']['p50']:.0f} ms, p95 "
                   f"{soak['batch_cycle_ms']['p95']:.0f} ms (inside foreachBatch p50 {soak['foreach_batch_ms_p50']} ms). "
                   f"Driver RSS (JVM + Python) from batch {rss.get('from_batch')} to {rss.get('to_batch')}: "
                   f"{rss.get('first_mb', 0):.0f} -> {rss.get('last_mb', 0):.0f} MB, peak {rss.get('peak_mb', 0):.0f} MB, "
@@ -129,6 +156,7 @@ def markdown(results: dict) -> str:
                       + ", ".join(f"{name} {ms}" for name, ms in soak["spark_steps_ms_p50"].items())
                       + " (trigger_ms is the whole batch; foreach_batch_ms holds the Spark job and the MySQL "
                       "commit).", ""]
+    lines += watch_cost_lines(results.get("w_watch_cost"))
     lines += profile_lines(results)
     lines += format_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]

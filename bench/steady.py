@@ -3,6 +3,7 @@ the commit that counted it; and the soak: hundreds of tiny back-to-back batches 
 per-batch overhead and the driver's memory trend."""
 
 import bisect
+import contextlib
 import itertools
 import json
 import os
@@ -17,7 +18,7 @@ from confluent_kafka import Consumer, TopicPartition
 from bench import procs
 from bench.corpus import Generator
 from bench.phases import BenchError, check_exact, job_env, reset, wait_for_driver
-from errorcount.tools import admin_db, kafka_admin, produce
+from errorcount.tools import admin_db, harness, kafka_admin, produce
 
 WARM_UP_S = 30  # records of the first seconds (JIT warm-up) are left out of the latency figures
 IDLE_S = 20     # after the steady state: how long the drained job is watched with nothing to read
@@ -161,23 +162,30 @@ def rss_trend(samples: list[tuple[float, float, float]], commits: list[float]) -
             "from_batch": warm[0][0], "to_batch": warm[-1][0], "warm_up_from_batch": points[0][0]}
 
 
-def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
+def soak(partitions: int, batches: int, log_dir: Path, watch: bool = True, name: str = "f-soak") -> dict:
     """Tiny batches back to back (trigger 0 s, a trickle of 100 records/s): the gap between
-    consecutive commits is the whole fixed cost of a batch; the RSS samples give the trend."""
-    topic, job = f"bench-soak-{uuid.uuid4().hex[:8]}", "bench-soak"
+    consecutive commits is the whole fixed cost of a batch; the RSS samples give the trend.
+    With `watch` the driver serves its metrics (scraped every second, more often than Prometheus
+    would) and mirrors its offsets; without, neither (the lag aggregate is part of the job's plan)."""
+    topic, job = f"bench-soak-{uuid.uuid4().hex[:8]}", f"bench-{name}"
     kafka_admin.create_topic(topic, partitions)
     conn, pool, expected = reset(), event_pool(Generator(7, 60)), Counter()
     # Native Memory Tracking (a few % overhead) says which part of the JVM grows, if any.
     extra = f"{os.environ.get('SPARK_SUBMIT_EXTRA', '')} --driver-java-options -XX:NativeMemoryTracking=summary".strip()
-    driver = procs.Driver(log_dir / "f-soak.log", job_env(job, topic, TRIGGER_INTERVAL="0 seconds",
-                                                          SPARK_SUBMIT_EXTRA=extra, **env))
-    last_check, memory = [0.0], {}
+    endpoint = f"127.0.0.1:{harness.free_port()}" if watch else None
+    watch_env = {"METRICS_PORT": endpoint.rsplit(":", 1)[1]} if watch else {"METRICS_PORT": "0", "KAFKA_LAG_GROUP": ""}
+    driver = procs.Driver(log_dir / f"{name}.log", job_env(job, topic, TRIGGER_INTERVAL="0 seconds",
+                                                            SPARK_SUBMIT_EXTRA=extra, **watch_env))
+    last_check, memory, scrapes = [0.0], {}, []
 
     def enough() -> bool:
         if time.monotonic() - last_check[0] < 1:
             return False
         last_check[0] = time.monotonic()
         driver.check_alive()
+        if endpoint:
+            with contextlib.suppress(OSError):  # not listening before the query starts
+                scrapes.append(harness.scrape(endpoint))
         done = admin_db.ledger(conn, job)[0]
         if done >= batches // 2 and "from" not in memory:  # where rss_trend's trend starts
             memory["from"] = procs.native_memory_mb(driver.jvm_pid())
@@ -187,6 +195,7 @@ def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
         sent = paced_produce(topic, partitions, 100, 900, pool, expected, stop=enough)
         memory["to"] = procs.native_memory_mb(driver.jvm_pid())
         drain(conn, driver, job, topic)
+        watched = check_watch(conn, job, topic, partitions, endpoint, scrapes)
     finally:
         driver.stop()
     check_exact(conn, job, topic, +expected, sent, "soak")
@@ -200,4 +209,34 @@ def soak(partitions: int, batches: int, log_dir: Path, **env: str) -> dict:
             "foreach_batch_ms_p50": logged[len(logged) // 2],
             "spark_steps_ms_p50": procs.spark_steps_p50(driver.log()),
             "jvm_native_memory_mb": memory,
-            "rss": rss_trend(driver.rss.samples, stamps), "error_log_exact": True}
+            "rss": rss_trend(driver.rss.samples, stamps), "error_log_exact": True, "watch": watched}
+
+
+def check_watch(conn, job: str, topic: str, partitions: int, endpoint: str | None, scrapes: list) -> dict:
+    """With the watch on, the drained job's scrape must count every committed batch and its
+    mirrored group hold MySQL's offsets; with it off, nothing listens and no group exists."""
+    stored, batches = admin_db.stored_offsets(conn, job, topic), admin_db.ledger(conn, job)[0]
+    group = kafka_admin.group_offsets(f"errorcount-{job}", topic, partitions)
+    if not endpoint:
+        if group:
+            raise BenchError(f"soak without the watch: the group errorcount-{job} holds offsets {group}")
+        return {"on": False}
+    scraped = harness.scrape(endpoint)[("errorcount_batches_total", f'job_name="{job}"')]
+    harness.wait_until(lambda: kafka_admin.group_offsets(f"errorcount-{job}", topic, partitions) == stored, 30,
+                       "the mirrored group to hold MySQL's offsets")
+    if scraped != batches:
+        raise BenchError(f"soak: the metrics count {scraped} batches, MySQL's ledger {batches}")
+    return {"on": True, "scrapes": len(scrapes)}
+
+
+def watch_cost(partitions: int, batches: int, rounds: int, log_dir: Path) -> dict:
+    """What the watch (metrics endpoint scraped every second, offsets mirror) costs a tiny batch:
+    soaks with it off and on, alternating, so both see the same hour of the machine."""
+    found: dict[str, list] = {"off": [], "on": []}
+    for round_ in range(rounds):
+        for state in ("off", "on"):
+            result = soak(partitions, batches, log_dir, watch=state == "on", name=f"w-{state}-{round_}")
+            found[state].append({"cycle_p50_ms": result["batch_cycle_ms"]["p50"],
+                                 "cycle_p95_ms": result["batch_cycle_ms"]["p95"],
+                                 "foreach_batch_ms_p50": result["foreach_batch_ms_p50"]})
+    return {"batches": batches, "rounds": rounds, **found}

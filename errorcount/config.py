@@ -85,7 +85,8 @@ def merged_settings(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[d
     file_settings, file_kafka = read_config_file(args.config) if args.config else ({}, {})
     merged = {s.name: s.default for s in PUBLIC}
     merged.update(file_settings)
-    merged.update({s.name: env[s.name] for s in PUBLIC if env.get(s.name)})
+    # An empty variable is unset (compose files pass `${VAR:-}`), unless "" means something (off).
+    merged.update({s.name: env[s.name] for s in PUBLIC if env.get(s.name) or (s.empty_is_value and s.name in env)})
     merged.update({s.name: getattr(args, s.name) for s in PUBLIC if getattr(args, s.name) is not None})
     return merged, file_kafka
 

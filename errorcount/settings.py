@@ -26,6 +26,7 @@ class Setting:
     shape: str = ""
     secret: bool = False           # environment or a file only: never a flag or the config file, never printed
     group: str = ""                # starts a section of the config file
+    empty_is_value: bool = False   # an empty environment variable sets "" (e.g. off) instead of counting as unset
 
     @property
     def field(self) -> str:
@@ -122,7 +123,8 @@ SETTINGS: tuple[Setting, ...] = (
                  "submit-yarn.sh removes a stale marker before submitting."),
     Setting("KAFKA_LAG_GROUP", str, "errorcount-<job>", "Kafka consumer group the committed offsets are mirrored to "
             "(empty: off)", note="For lag tools (kafka-consumer-groups, Burrow, kminion, Kafka UIs): written after "
-            "every MySQL commit, best effort, never read back; <job> stands for JOB_NAME.", group="Watching"),
+            "every MySQL commit, best effort, never read back; <job> stands for JOB_NAME.", group="Watching",
+            empty_is_value=True),
     Setting("METRICS_PORT", int, "0", "port of the driver's Prometheus metrics endpoint (0 = off; 9108 suggested)",
             high=65535),
     Setting("METRICS_HOST", str, "127.0.0.1", "address the metrics endpoint listens on",

@@ -2,11 +2,8 @@
 `make test-mysql`) started by `make up`/`make test`."""
 
 import os
-import re
 import signal
-import socket
 import subprocess
-import urllib.request
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,7 +11,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pymysql
-from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
 from errorcount import store
 from errorcount.config import load_config
@@ -24,7 +20,8 @@ from errorcount.tools.admin_db import apply_schema, apply_sql_file, error_log, l
 # Admin-side readers live in errorcount/tools/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
 from errorcount.tools.admin_db import connect as admin_connect  # noqa: F401
-from errorcount.tools.harness import Driver, driver_env, wait_until  # noqa: F401
+from errorcount.tools.harness import Driver, driver_env, free_port, scrape, wait_until  # noqa: F401
+from errorcount.tools.kafka_admin import group_offsets  # noqa: F401
 from errorcount.tools.localenv import local_stack  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,29 +39,6 @@ def job_connection(**settings: str):
     MYSQL_USER, MYSQL_PASSWORD) override the job's account."""
     env = {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": local_stack()["MYSQL_PORT"], **settings}
     return store.connect(load_config([], env))
-
-
-METRIC = re.compile(r'^(errorcount_\w+)\{([^}]*)\} (\S+)$', re.MULTILINE)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def scrape(endpoint: str) -> dict[tuple[str, str], float]:
-    """A driver's errorcount_* series over HTTP, from host:port: {(name, labels): value}."""
-    text = urllib.request.urlopen(f"http://{endpoint}/metrics", timeout=10).read().decode()
-    return {(name, labels): float(value) for name, labels, value in METRIC.findall(text)}
-
-
-def group_offsets(group: str, topic: str, partitions: int) -> dict[int, int]:
-    """A consumer group's committed offsets through Kafka's admin API."""
-    request = [ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(partitions)])]
-    client = kafka_admin.admin()  # referenced until the answer is in: a collected client drops its futures
-    result = client.list_consumer_group_offsets(request)[group].result(timeout=30)
-    return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
 
 
 def unique(prefix: str) -> str:

@@ -4,9 +4,12 @@ Writer; reading a driver's log is errorcount/logline.py.)"""
 
 import contextlib
 import os
+import re
 import signal
+import socket
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -15,6 +18,8 @@ from errorcount.tools import ROOT, kafka_admin
 from errorcount.tools.localenv import local_stack
 
 T = TypeVar("T")
+# One errorcount_* sample of a Prometheus text exposition: name, labels, value.
+METRIC = re.compile(r'^(errorcount_\w+)\{([^}]*)\} (\S+)$', re.MULTILINE)
 
 
 class WaitTimeout(AssertionError):
@@ -32,6 +37,18 @@ def wait_until(condition: Callable[[], T], timeout: float, what: str, interval: 
         if time.monotonic() > deadline:
             raise WaitTimeout(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def scrape(endpoint: str) -> dict[tuple[str, str], float]:
+    """A driver's errorcount_* series over HTTP, from host:port: {(name, labels): value}."""
+    text = urllib.request.urlopen(f"http://{endpoint}/metrics", timeout=10).read().decode()
+    return {(name, labels): float(value) for name, labels, value in METRIC.findall(text)}
 
 
 def driver_env(job: str, topic: str) -> dict[str, str]:

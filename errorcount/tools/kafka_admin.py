@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 
@@ -85,6 +85,14 @@ def earliest_offsets(topic: str) -> dict[int, int]:
                 for p in range(partition_count(topic))}
     finally:
         consumer.close()
+
+
+def group_offsets(group: str, topic: str, partitions: int) -> dict[int, int]:
+    """A consumer group's committed offsets through Kafka's admin API."""
+    request = [ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(partitions)])]
+    client = admin()  # referenced until the answer is in: a collected client drops its futures
+    result = client.list_consumer_group_offsets(request)[group].result(timeout=30)
+    return {tp.partition: tp.offset for tp in result.topic_partitions if tp.offset >= 0}
 
 
 def end_offsets(topic: str) -> dict[int, int]:

@@ -29,6 +29,15 @@ def test_precedence_is_default_file_env_flag(tmp_path):
     assert (cfg.kafka_topic, cfg.job_name, cfg.mysql_port, cfg.trigger_interval) == ("from-file", "env-job", 3309, "2 seconds")
 
 
+def test_an_empty_variable_is_unset_except_where_empty_means_off(tmp_path):
+    path = write(tmp_path, "KAFKA_TOPIC = from-file\nJOB_NAME = file-job\n")
+    assert load_config(["--config", path], {"KAFKA_TOPIC": ""}).kafka_topic == "from-file"
+    assert load_config(["--config", path], {}).kafka_lag_group == "errorcount-file-job"
+    assert load_config(["--config", path], {"KAFKA_LAG_GROUP": ""}).kafka_lag_group == ""
+    assert load_config([], {"KAFKA_LAG_GROUP": "lag-<job>", "JOB_NAME": "j1"}).kafka_lag_group == "lag-j1"
+    assert load_config(["--config", write(tmp_path, "KAFKA_LAG_GROUP =\n")], {}).kafka_lag_group == ""
+
+
 def test_password_comes_from_file_before_env(tmp_path):
     secret = tmp_path / "pw"
     secret.write_text("file-secret-2\n", encoding="utf-8")
