@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
              ("e", "e_steady", "(e) steady state", lambda: steady_phase(args, run_dir)),
              ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
              ("w", "w_watch_cost", "the watch's cost (soaks with it off and on)",
-              lambda: steady.watch_cost(args.partitions, args.watch_batches, 2, run_dir)),
+              lambda: steady.watch_cost(args.partitions, args.watch_batches, 3, run_dir)),
              ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000))]
     for letter, key, title, run in steps:
         if letter in args.only:

@@ -143,7 +143,8 @@ def markdown(results: dict) -> str:
     if soak:
         rss = soak["rss"]
         lines += [f"Soak: {soak['batches']} tiny batches back to back ({soak['records_per_batch']:.0f} records each, "
-                  f"trigger 0 s{', the watch on' if soak.get('watch', {}).get('on') else ''}): batch cycle p50 {soak['batch_cycle_ms']['p50']:.0f} ms, p95 "
+                  f"trigger 0 s{', the watch on' if soak.get('watch', {}).get('watch') == 'on' else ''}): "
+                  f"batch cycle p50 {soak['batch_cycle_ms']['p50']:.0f} ms, p95 "
                   f"{soak['batch_cycle_ms']['p95']:.0f} ms (inside foreachBatch p50 {soak['foreach_batch_ms_p50']} ms). "
                   f"Driver RSS (JVM + Python) from batch {rss.get('from_batch')} to {rss.get('to_batch')}: "
                   f"{rss.get('first_mb', 0):.0f} -> {rss.get('last_mb', 0):.0f} MB, peak {rss.get('peak_mb', 0):.0f} MB, "

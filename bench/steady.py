@@ -162,18 +162,20 @@ def rss_trend(samples: list[tuple[float, float, float]], commits: list[float]) -
             "from_batch": warm[0][0], "to_batch": warm[-1][0], "warm_up_from_batch": points[0][0]}
 
 
-def soak(partitions: int, batches: int, log_dir: Path, watch: bool = True, name: str = "f-soak") -> dict:
+def soak(partitions: int, batches: int, log_dir: Path, watch: str = "on", name: str = "f-soak") -> dict:
     """Tiny batches back to back (trigger 0 s, a trickle of 100 records/s): the gap between
     consecutive commits is the whole fixed cost of a batch; the RSS samples give the trend.
-    With `watch` the driver serves its metrics (scraped every second, more often than Prometheus
-    would) and mirrors its offsets; without, neither (the lag aggregate is part of the job's plan)."""
+    `watch` "on": the driver serves its metrics (scraped every second, more often than Prometheus
+    would) and mirrors its offsets; "metrics" or "mirror": one of them; "off": neither (the lag
+    aggregate is part of the job's plan in all)."""
     topic, job = f"bench-soak-{uuid.uuid4().hex[:8]}", f"bench-{name}"
     kafka_admin.create_topic(topic, partitions)
     conn, pool, expected = reset(), event_pool(Generator(7, 60)), Counter()
     # Native Memory Tracking (a few % overhead) says which part of the JVM grows, if any.
     extra = f"{os.environ.get('SPARK_SUBMIT_EXTRA', '')} --driver-java-options -XX:NativeMemoryTracking=summary".strip()
-    endpoint = f"127.0.0.1:{harness.free_port()}" if watch else None
-    watch_env = {"METRICS_PORT": endpoint.rsplit(":", 1)[1]} if watch else {"METRICS_PORT": "0", "KAFKA_LAG_GROUP": ""}
+    endpoint = f"127.0.0.1:{harness.free_port()}" if watch in ("on", "metrics") else None
+    mirror = watch in ("on", "mirror")
+    watch_env = {"METRICS_PORT": endpoint.rsplit(":", 1)[1] if endpoint else "0", **({} if mirror else {"KAFKA_LAG_GROUP": ""})}
     driver = procs.Driver(log_dir / f"{name}.log", job_env(job, topic, TRIGGER_INTERVAL="0 seconds",
                                                             SPARK_SUBMIT_EXTRA=extra, **watch_env))
     last_check, memory, scrapes = [0.0], {}, []
@@ -195,7 +197,7 @@ def soak(partitions: int, batches: int, log_dir: Path, watch: bool = True, name:
         sent = paced_produce(topic, partitions, 100, 900, pool, expected, stop=enough)
         memory["to"] = procs.native_memory_mb(driver.jvm_pid())
         drain(conn, driver, job, topic)
-        watched = check_watch(conn, job, topic, partitions, endpoint, scrapes)
+        watched = {"watch": watch, **check_watch(conn, job, topic, partitions, endpoint, mirror, scrapes)}
     finally:
         driver.stop()
     check_exact(conn, job, topic, +expected, sent, "soak")
@@ -212,30 +214,33 @@ def soak(partitions: int, batches: int, log_dir: Path, watch: bool = True, name:
             "rss": rss_trend(driver.rss.samples, stamps), "error_log_exact": True, "watch": watched}
 
 
-def check_watch(conn, job: str, topic: str, partitions: int, endpoint: str | None, scrapes: list) -> dict:
-    """With the watch on, the drained job's scrape must count every committed batch and its
-    mirrored group hold MySQL's offsets; with it off, nothing listens and no group exists."""
+def check_watch(conn, job: str, topic: str, partitions: int, endpoint: str | None, mirror: bool,
+                scrapes: list) -> dict:
+    """Once drained: the scrape counts every batch in MySQL's ledger (metrics on) and the mirrored
+    group holds MySQL's offsets (mirror on); off, nothing listens and the group does not exist."""
     stored, batches = admin_db.stored_offsets(conn, job, topic), admin_db.ledger(conn, job)[0]
-    group = kafka_admin.group_offsets(f"errorcount-{job}", topic, partitions)
-    if not endpoint:
-        if group:
-            raise BenchError(f"soak without the watch: the group errorcount-{job} holds offsets {group}")
-        return {"on": False}
-    scraped = harness.scrape(endpoint)[("errorcount_batches_total", f'job_name="{job}"')]
-    harness.wait_until(lambda: kafka_admin.group_offsets(f"errorcount-{job}", topic, partitions) == stored, 30,
-                       "the mirrored group to hold MySQL's offsets")
-    if scraped != batches:
-        raise BenchError(f"soak: the metrics count {scraped} batches, MySQL's ledger {batches}")
-    return {"on": True, "scrapes": len(scrapes)}
+    group = f"errorcount-{job}"
+    if mirror:
+        harness.wait_until(lambda: kafka_admin.group_offsets(group, topic, partitions) == stored, 30,
+                           "the mirrored group to hold MySQL's offsets")
+    elif kafka_admin.group_offsets(group, topic, partitions):
+        raise BenchError(f"soak with the mirror off: the group {group} holds offsets")
+    if endpoint:
+        scraped = harness.scrape(endpoint)[("errorcount_batches_total", f'job_name="{job}"')]
+        if scraped != batches:
+            raise BenchError(f"soak: the metrics count {scraped} batches, MySQL's ledger {batches}")
+    return {"scrapes": len(scrapes)}
 
 
-def watch_cost(partitions: int, batches: int, rounds: int, log_dir: Path) -> dict:
+def watch_cost(partitions: int, batches: int, rounds: int, log_dir: Path,
+               states: tuple[str, ...] = ("off", "on")) -> dict:
     """What the watch (metrics endpoint scraped every second, offsets mirror) costs a tiny batch:
-    soaks with it off and on, alternating, so both see the same hour of the machine."""
-    found: dict[str, list] = {"off": [], "on": []}
+    soaks in each state, alternating, every other round in reverse order (off on, on off, ...)
+    so a drift of the machine's speed over the phase weighs on all states alike."""
+    found: dict[str, list] = {state: [] for state in states}
     for round_ in range(rounds):
-        for state in ("off", "on"):
-            result = soak(partitions, batches, log_dir, watch=state == "on", name=f"w-{state}-{round_}")
+        for state in states if round_ % 2 == 0 else states[::-1]:
+            result = soak(partitions, batches, log_dir, watch=state, name=f"w-{state}-{round_}")
             found[state].append({"cycle_p50_ms": result["batch_cycle_ms"]["p50"],
                                  "cycle_p95_ms": result["batch_cycle_ms"]["p95"],
                                  "foreach_batch_ms_p50": result["foreach_batch_ms_p50"]})

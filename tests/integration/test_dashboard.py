@@ -11,13 +11,16 @@ from datetime import UTC, datetime, timedelta
 
 import pymysql
 import pytest
+import yaml
 
 from errorcount.tools.admin_db import apply_sql_file
 from tests.integration.test_compose import compose_config
 from tests.support import ROOT, local_stack, query, seed_counts_and_ledger
 
 DASHBOARD = json.loads((ROOT / "conf" / "grafana" / "dashboards" / "errorcount.json").read_text(encoding="utf-8"))
-SOURCES = (ROOT / "conf" / "grafana" / "provisioning" / "datasources" / "errorcount.yml").read_text(encoding="utf-8")
+PROVISIONED = yaml.safe_load((ROOT / "conf" / "grafana" / "provisioning" / "datasources" / "errorcount.yml")
+                             .read_text(encoding="utf-8"))
+SOURCES = {source["uid"]: source for source in PROVISIONED["datasources"]}
 
 
 def targets(kind: str) -> list[dict]:
@@ -26,17 +29,33 @@ def targets(kind: str) -> list[dict]:
 
 def test_compose_runs_prometheus_and_grafana_provisioned_with_pinned_images():
     env, text = local_stack(), compose_config()
-    assert f"image: prom/prometheus:{env['PROMETHEUS_VERSION']}" in text
-    assert f"image: grafana/grafana:{env['GRAFANA_VERSION']}" in text
-    for mount in ("/etc/prometheus/alerts.yml", "/etc/grafana/provisioning", "/var/lib/grafana/dashboards",
-                  "/docker-entrypoint-initdb.d/30-grafana-reader.sh"):
-        assert mount in text
-    assert "host.docker.internal:host-gateway" in text
+    services = yaml.safe_load(text)["services"]
+    assert services["prometheus"]["image"] == f"prom/prometheus:{env['PROMETHEUS_VERSION']}"
+    assert services["grafana"]["image"] == f"grafana/grafana:{env['GRAFANA_VERSION']}"
+    mounts = {name: dict(volume.split(":")[1::-1] for volume in services[name]["volumes"])
+              for name in ("prometheus", "grafana")}  # {container path: host path}
+    prometheus = yaml.safe_load((ROOT / "conf" / "prometheus" / "prometheus.yml").read_text(encoding="utf-8"))
+    providers = yaml.safe_load((ROOT / "conf" / "grafana" / "provisioning" / "dashboards" / "errorcount.yml")
+                               .read_text(encoding="utf-8"))["providers"]
+    # Every path a provisioned file names inside its container is the repo's file mounted there.
+    expected = {("prometheus", "/etc/prometheus/prometheus.yml"): "conf/prometheus/prometheus.yml",
+                ("grafana", "/etc/grafana/provisioning"): "conf/grafana/provisioning",
+                ("grafana", providers[0]["options"]["path"]): "conf/grafana/dashboards",
+                **{("prometheus", path): "conf/prometheus/alerts.yml" for path in prometheus["rule_files"]}}
+    for (service, inside), repo_path in expected.items():
+        assert mounts[service].get(inside) == str(ROOT / repo_path), (service, inside)
+    assert "host.docker.internal:host-gateway" in services["prometheus"]["extra_hosts"]
+    secret = SOURCES["errorcount-mysql"]["secureJsonData"]["password"]
+    assert secret == "$__file{/run/secrets/grafana_reader_password}"  # no password in the repo
+    assert {"source": "grafana_reader_password"} in services["grafana"]["secrets"]
+    assert "/docker-entrypoint-initdb.d/30-grafana-reader.sh" in text
 
 
 def test_the_dashboard_has_the_structure_grafana_provisioning_reads():
-    uids = set(re.findall(r"^\s+uid: (\S+)$", SOURCES, re.MULTILINE))
-    assert uids == {"errorcount-prometheus", "errorcount-mysql"}
+    assert PROVISIONED["apiVersion"] == 1
+    uids = set(SOURCES)
+    assert {uid: source["type"] for uid, source in SOURCES.items()} == {
+        "errorcount-prometheus": "prometheus", "errorcount-mysql": "mysql"}
     assert DASHBOARD["uid"] and DASHBOARD["title"] and isinstance(DASHBOARD["schemaVersion"], int)
     variables = {v["name"] for v in DASHBOARD["templating"]["list"]}
     assert len({p["id"] for p in DASHBOARD["panels"]}) == len(DASHBOARD["panels"])
@@ -46,12 +65,12 @@ def test_the_dashboard_has_the_structure_grafana_provisioning_reads():
         assert panel["datasource"]["uid"] in uids and panel["targets"]
         assert len({t["refId"] for t in panel["targets"]}) == len(panel["targets"])
         for target in panel["targets"]:
-            assert target["datasource"]["uid"] in uids
+            assert target["datasource"]["type"] == SOURCES[target["datasource"]["uid"]]["type"]
             text = target.get("rawSql") or target.get("expr")
             assert text, panel["title"]
             assert set(re.findall(r"\$\{?(\w+)\}?", text)) - {"__timeFilter", "__timeGroupAlias"} <= variables
     assert targets("mysql") and targets("prometheus")
-    assert "$__file{/run/secrets/grafana_reader_password}" in SOURCES  # no password in the repo
+    assert SOURCES["errorcount-mysql"]["jsonData"]["timezone"] == "+00:00"  # the job's session zone: UTC keys
 
 
 def expand(sql: str, start: datetime, end: datetime, table: str, job: str) -> str:
@@ -76,8 +95,9 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
     batches = [(base + timedelta(minutes=m // 3, seconds=10 * (m % 3)), m % 4) for m in range(24)]
     try:
         seed_counts_and_ledger(admin, table, counts, job, batches)
-        reader = pymysql.connect(host="127.0.0.1", port=int(local_stack()["MYSQL_PORT"]), user="errorcount_reader",
-                                 password=password, database=database, init_command="SET time_zone = '+00:00'")
+        reader = pymysql.connect(host="127.0.0.1", port=int(local_stack()["MYSQL_PORT"]),
+                                 user=SOURCES["errorcount-mysql"]["user"], password=password, database=database,
+                                 init_command="SET time_zone = '+00:00'")
         start, end = (base + timedelta(minutes=2)).replace(tzinfo=UTC), (base + timedelta(minutes=6)).replace(tzinfo=UTC)
         results = []
         with reader.cursor() as cursor:
