@@ -173,12 +173,12 @@ def soak(partitions: int, batches: int, log_dir: Path, watch: str = "on", name: 
     conn, pool, expected = reset(), event_pool(Generator(7, 60)), Counter()
     # Native Memory Tracking (a few % overhead) says which part of the JVM grows, if any.
     extra = f"{os.environ.get('SPARK_SUBMIT_EXTRA', '')} --driver-java-options -XX:NativeMemoryTracking=summary".strip()
-    endpoint = f"127.0.0.1:{harness.free_port()}" if watch in ("on", "metrics") else None
-    mirror = watch in ("on", "mirror")
-    watch_env = {"METRICS_PORT": endpoint.rsplit(":", 1)[1] if endpoint else "0", **({} if mirror else {"KAFKA_LAG_GROUP": ""})}
+    port = harness.free_port() if watch in ("on", "metrics") else 0
+    endpoint, mirror = f"127.0.0.1:{port}" if port else None, watch in ("on", "mirror")
+    watch_env = {"METRICS_PORT": str(port), **({} if mirror else {"KAFKA_LAG_GROUP": ""})}
     driver = procs.Driver(log_dir / f"{name}.log", job_env(job, topic, TRIGGER_INTERVAL="0 seconds",
                                                             SPARK_SUBMIT_EXTRA=extra, **watch_env))
-    last_check, memory, scrapes = [0.0], {}, []
+    last_check, memory, scrapes = [0.0], {}, [0]
 
     def enough() -> bool:
         if time.monotonic() - last_check[0] < 1:
@@ -187,7 +187,8 @@ def soak(partitions: int, batches: int, log_dir: Path, watch: str = "on", name: 
         driver.check_alive()
         if endpoint:
             with contextlib.suppress(OSError):  # not listening before the query starts
-                scrapes.append(harness.scrape(endpoint))
+                harness.scrape(endpoint)
+                scrapes[0] += 1
         done = admin_db.ledger(conn, job)[0]
         if done >= batches // 2 and "from" not in memory:  # where rss_trend's trend starts
             memory["from"] = procs.native_memory_mb(driver.jvm_pid())
@@ -197,7 +198,7 @@ def soak(partitions: int, batches: int, log_dir: Path, watch: str = "on", name: 
         sent = paced_produce(topic, partitions, 100, 900, pool, expected, stop=enough)
         memory["to"] = procs.native_memory_mb(driver.jvm_pid())
         drain(conn, driver, job, topic)
-        watched = {"watch": watch, **check_watch(conn, job, topic, partitions, endpoint, mirror, scrapes)}
+        watched = {"watch": watch, **check_watch(conn, job, topic, partitions, endpoint, mirror, scrapes[0])}
     finally:
         driver.stop()
     check_exact(conn, job, topic, +expected, sent, "soak")
@@ -215,7 +216,7 @@ def soak(partitions: int, batches: int, log_dir: Path, watch: str = "on", name: 
 
 
 def check_watch(conn, job: str, topic: str, partitions: int, endpoint: str | None, mirror: bool,
-                scrapes: list) -> dict:
+                scrapes: int) -> dict:
     """Once drained: the scrape counts every batch in MySQL's ledger (metrics on) and the mirrored
     group holds MySQL's offsets (mirror on); off, nothing listens and the group does not exist."""
     stored, batches = admin_db.stored_offsets(conn, job, topic), admin_db.ledger(conn, job)[0]
@@ -229,7 +230,7 @@ def check_watch(conn, job: str, topic: str, partitions: int, endpoint: str | Non
         scraped = harness.scrape(endpoint)[("errorcount_batches_total", f'job_name="{job}"')]
         if scraped != batches:
             raise BenchError(f"soak: the metrics count {scraped} batches, MySQL's ledger {batches}")
-    return {"scrapes": len(scrapes)}
+    return {"scrapes": scrapes}
 
 
 def watch_cost(partitions: int, batches: int, rounds: int, log_dir: Path,
