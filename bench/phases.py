@@ -14,7 +14,7 @@ from errorcount.tools.localenv import local_stack
 
 ROOT = procs.ROOT
 DATABASE = "errorcount_bench"
-TABLES = ("error_log", "kafka_offsets", "job_leases", "ingest_batches", "rejected_lines", "skipped_offsets")
+TABLES = ("error_log", "kafka_offsets", "job_leases", "ingest_batches", "rejected_lines", "skipped_offsets", "counts_tables")
 
 
 class BenchError(Exception):

@@ -17,7 +17,7 @@ import time
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from bench import pyparse
-from errorcount import offsets, store
+from errorcount import mysql, offsets, store
 from errorcount.config import load_config
 from errorcount.summary import BatchSummary
 
@@ -50,7 +50,7 @@ def main() -> int:
     args = parser.parse_args()
     until = {int(p): o for p, o in json.loads(args.until).items()}
     cfg = load_config([], os.environ)
-    conn = store.connect(cfg)
+    conn = mysql.connect(cfg)
     epoch = store.acquire_lease(conn, cfg.job_name, f"{socket.gethostname()} pid {os.getpid()} bench.pyconsumer")
     stored = store.load_offsets(conn, cfg.job_name, cfg.kafka_topic)
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap_servers, "group.id": cfg.job_name,

@@ -4,10 +4,11 @@ to commit."""
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from pyspark.sql import DataFrame
 
-from errorcount import checkpoint, faults, logline, offsets, store
+from errorcount import checkpoint, faults, logline, mysql, offsets, store, topic_metadata
 from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
 from errorcount.config import Config
 from errorcount.errors import FencedError, JobStop
@@ -27,6 +28,25 @@ class RetryCommit(Exception):
     """The outcome of a COMMIT was unknown and turned out not applied: commit again."""
 
 
+class TopicRecreated(Exception):
+    """The topic's ID changed under the running query: the batch may hold records of the new topic
+    read from the old one's offsets. Nothing is committed; the query fails and the restart decides
+    (ON_DATA_LOSS), as at any start."""
+
+
+APPLIED, NOT_APPLIED, FENCED = "applied", "not applied", "fenced"
+
+
+def unknown_outcome(before: dict[int, int], after: dict[int, int], stored: dict[int, int]) -> str:
+    """What a COMMIT whose reply was lost did, from the offsets MySQL holds when asked (a plain
+    read: a COMMIT still under way is not seen yet). The batch's own `after`: applied. `before`:
+    not applied, or not yet (the retry's locking read waits for it and then finds `after`:
+    store.AlreadyApplied). Anything else: another instance wrote this job."""
+    if stored == after:
+        return APPLIED
+    return NOT_APPLIED if stored == before else FENCED
+
+
 class BatchCommitter:
     """The foreachBatch handler of one streaming query: holds what this driver believes MySQL
     stores (`expected`, from `stored` at the query's start) and commits each batch on top of it.
@@ -37,8 +57,10 @@ class BatchCommitter:
     boundary; ended_by() tells the JobStop that ended the query, if one did."""
 
     def __init__(self, cfg: Config, conn, epoch: int, stored: dict[int, int], partitions: int,
-                 retention: Retention, checkpoint: str, watch: Watch | None = None):
+                 retention: Retention, checkpoint: str, watch: Watch | None = None, topic_id: str | None = None,
+                 topic_now: Callable[[], str | None] | None = None):
         self.cfg, self.conn, self.epoch = cfg, conn, epoch
+        self.topic_id, self.topic_now = topic_id, topic_now  # the topic's ID at start; asking Kafka for it now
         self.watch = watch or Watch()
         self.retention = retention
         self.checkpoint = checkpoint
@@ -81,7 +103,11 @@ class BatchCommitter:
         with faults.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
             rows = batch_summary_df(source, self.slots).collect()
         summary = summarize(rows, self.cfg.dead_letter_limit)
-        if not summary.records:
+        # Spark's planned end also moves past transaction markers and aborted records, which the
+        # rows never show: a batch of only those commits its offsets too, so nothing stalls.
+        after = offsets.batch_end(self.expected, summary.ranges,
+                                  checkpoint.planned_offsets(self.checkpoint, batch_id, self.cfg.kafka_topic))
+        if after == self.expected:
             return
         if len(summary.dead_letters) < summary.rejected <= self.cfg.dead_letter_limit:
             # Two rejects of a partition fell on one slot: every reject fits under the cap, so a
@@ -89,8 +115,8 @@ class BatchCommitter:
             # whose picks kept every reject, runs one job.
             summary.dead_letters = every_dead_letter(rejected_rows_df(source).collect())
         offsets.check_no_overlap(self.expected, summary.ranges)
+        self.check_topic(batch_id)
         counted = time.monotonic()
-        after = offsets.advance(self.expected, summary.ranges)
         faults.fail_point("query_fails")
         faults.crash_point("before_transaction")
         commit_started = time.monotonic()
@@ -120,6 +146,17 @@ class BatchCommitter:
             return None  # e.g. a partition without a stored offset, starting at 'earliest'
         return sum(max(end - starts[partition], 0) for partition, end in ends.items())
 
+    def check_topic(self, batch_id: int) -> None:
+        """After the batch was read, before it commits: the topic must still be the one its offsets
+        belong to (a topic deleted and recreated under the running query would be read mid-topic)."""
+        if self.topic_now is None:
+            return
+        now = retry("reading the topic's ID", self.topic_now, self.cfg.retry_seconds,
+                    lambda error: isinstance(error, topic_metadata.KafkaUnavailable))
+        if now != self.topic_id:
+            raise TopicRecreated(f"batch {batch_id}: topic {self.cfg.kafka_topic!r} now has ID {now}, not {self.topic_id} "
+                                 "as at start (deleted or recreated): nothing of this batch is committed")
+
     def commit(self, summary: BatchSummary, after: dict[int, int], batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
         broke during COMMIT, the stored offsets tell what happened: the batch's own offsets mean
@@ -129,22 +166,24 @@ class BatchCommitter:
 
         def attempt() -> None:
             try:
-                store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, summary, before, after,
-                                   cfg.counts_table)
+                if not store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, summary, before, after,
+                                          cfg.counts_table, self.topic_id):
+                    log.info("batch %d: an earlier attempt's commit had been applied late; carrying on", batch_id)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
                 stored = retry("re-reading the stored offsets", lambda: store.load_offsets(
-                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, store.is_transient,
-                    describe=store.failure_text(cfg))
-                if stored == after:
+                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, mysql.is_transient,
+                    describe=mysql.failure_text(cfg))
+                outcome = unknown_outcome(before, after, stored)
+                if outcome == APPLIED:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)
-                    return
-                if stored == before:
+                elif outcome == NOT_APPLIED:
                     raise RetryCommit(f"batch {batch_id} was not stored") from None
-                raise FencedError(f"after a lost COMMIT the stored offsets are {stored}, neither this batch's "
-                                  f"{after} nor the previous {before}: another "
-                                  "instance is writing this job. Make sure one runs per JOB_NAME.") from None
+                else:
+                    raise FencedError(f"after a lost COMMIT the stored offsets are {stored}, neither this batch's "
+                                      f"{after} nor the previous {before}: another "
+                                      "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,
-              lambda error: isinstance(error, RetryCommit) or store.is_transient(error), describe=store.failure_text(cfg),
+              lambda error: isinstance(error, RetryCommit) or mysql.is_transient(error), describe=mysql.failure_text(cfg),
               on_retry=self.watch.commit_retried)

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Mapping
 
 from errorcount.errors import EXIT_CONFIG, ConfigError
-from errorcount.settings import BY_NAME, KAFKA_ENV_PREFIX, SECRET_OPTION, SETTINGS, Setting, render_conf, with_table
+from errorcount.settings import BY_NAME, KAFKA_ENV_PREFIX, REPLACED, SECRET_OPTION, SETTINGS, Setting, render_conf, with_table
 
 # Options the Spark Kafka source manages itself and rejects, see the Kafka integration guide.
 SPARK_MANAGED = {"auto.offset.reset", "enable.auto.commit", "key.deserializer",
@@ -58,6 +58,8 @@ def read_config_file(path: str) -> tuple[dict[str, str], dict[str, str]]:
                               f"set the environment variable or {key}_FILE")
         elif key in BY_NAME:
             settings[key] = value
+        elif key in REPLACED:
+            raise ConfigError(f"{where}: {key} was replaced; use {REPLACED[key]}")
         else:
             raise ConfigError(f"{where}: unknown key {key!r}; known keys: {', '.join(s.name for s in PUBLIC)} and kafka.*")
     return settings, kafka
@@ -179,9 +181,12 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
     managed = sorted(name for name in kafka_options if name[6:] in SPARK_MANAGED)
     if managed:
         raise ConfigError(f"Kafka options {managed} are managed by the job and Spark; remove them")
-    if bool(merged["MYSQL_SSL_CERT"]) != bool(merged["MYSQL_SSL_KEY"]):
-        raise ConfigError("MYSQL_SSL_CERT and MYSQL_SSL_KEY go together: set both or neither")
+    isolation = kafka_options.get("kafka.isolation.level", "read_committed")
+    if isolation.strip().lower() != "read_committed":
+        raise ConfigError(f"kafka.isolation.level={isolation} would count records of aborted and open Kafka "
+                          "transactions; the job reads read_committed only: remove the option")
     values = {s.field: (merged[s.name] if s.secret else typed(s, merged[s.name])) for s in SETTINGS}
+    check_tls(values)
     app_lines = values["log_format"] == "app" or (values["log_format"] == "json" and values["json_message_field"]
                                                    and values["message_format"] == "app")
     if app_lines and not all(re.fullmatch(r"[A-Za-z]+", name.strip()) for name in values["error_levels"].split(",")):
@@ -189,6 +194,22 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
                           f"{values['error_levels']!r}; list level names such as ERROR,FATAL")
     values["kafka_lag_group"] = values["kafka_lag_group"].replace("<job>", values["job_name"])
     return Config(**values, kafka_options=kafka_options)
+
+
+def check_tls(values: dict) -> None:
+    """MYSQL_SSL_MODE against the files given, as the MySQL client reads --ssl-mode and --ssl-ca."""
+    mode, ca = values["mysql_ssl_mode"], values["mysql_ssl_ca"]
+    if bool(values["mysql_ssl_cert"]) != bool(values["mysql_ssl_key"]):
+        raise ConfigError("MYSQL_SSL_CERT and MYSQL_SSL_KEY go together: set both or neither")
+    if mode.startswith("verify") and not ca:
+        raise ConfigError(f"MYSQL_SSL_MODE={mode} checks the server's certificate against MYSQL_SSL_CA: set it "
+                          "to the CA file that signed the server's certificate")
+    if ca and not mode.startswith("verify"):
+        raise ConfigError(f"MYSQL_SSL_CA is set but MYSQL_SSL_MODE={mode} verifies nothing: set "
+                          "MYSQL_SSL_MODE=verify_identity (or verify_ca), or unset MYSQL_SSL_CA")
+    if values["mysql_ssl_cert"] and mode in ("disabled", "preferred"):
+        raise ConfigError(f"MYSQL_SSL_CERT is set but MYSQL_SSL_MODE={mode} may connect without TLS: set "
+                          "MYSQL_SSL_MODE=required or stricter")
 
 
 def main(argv: list[str] | None = None) -> int:

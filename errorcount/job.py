@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 
-from errorcount import checkpoint, errors, logline, offsets, progress, retention, source, store, topic_metadata, watch
+from errorcount import checkpoint, errors, logline, mysql, offsets, progress, retention, source, store, topic_metadata, watch
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
-from errorcount.errors import DataLossError, JobStop
+from errorcount.errors import JobStop
 from errorcount.parse import Contract, classify_lines_df, register_classifier
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
@@ -50,11 +50,12 @@ class QueryFailed(Exception):
 @dataclass(frozen=True)
 class Resume:
     """Where a new query starts: the offsets MySQL stores (after any ON_DATA_LOSS=skip), the
-    topic's partitions, and Spark's startingOffsets JSON for them."""
+    topic's partitions and ID, and Spark's startingOffsets JSON for them."""
 
     stored: dict[int, int]
     partitions: int
     starting_offsets: str
+    topic_id: str
 
 
 class Job:
@@ -71,6 +72,7 @@ class Job:
         self.retention = retention.Retention(cfg.retention_days)  # outlives query restarts
         self.queries = 0  # started by this driver
         self.watch = Watch()  # lag, metrics and the offsets mirror, once the lease is taken
+        self.identity: topic_metadata.TopicIdentity | None = None  # the topic's ID, asked of Kafka
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -80,8 +82,11 @@ class Job:
         return self.stop.is_set()
 
     def mysql(self, what: str, action):
-        return retry(what, action, self.cfg.retry_seconds, store.is_transient, self.sleep,
-                     describe=store.failure_text(self.cfg))
+        """Runs a MySQL action, retrying transient failures; none of these actions is a batch, and
+        each is safe to repeat, so a COMMIT whose outcome was lost is simply tried again."""
+        return retry(what, action, self.cfg.retry_seconds,
+                     lambda error: mysql.is_transient(error) or isinstance(error, store.CommitOutcomeUnknown),
+                     self.sleep, describe=mysql.failure_text(self.cfg))
 
     def run(self) -> int:
         if self.marker.present():
@@ -96,10 +101,14 @@ class Job:
 
     def connect_and_supervise(self) -> int:
         cfg = self.cfg
-        conn = self.mysql("connecting to MySQL", lambda: store.connect(cfg))
+        conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
         try:
             self.mysql("checking the schema", lambda: store.verify_schema(conn, cfg.mysql_database,
                                                                                  cfg.counts_table))
+            sharing = self.mysql("claiming the counts table", lambda: store.claim_counts_table(
+                conn, cfg.counts_table, cfg.job_name, cfg.share_counts_table))
+            if sharing:
+                log.info("COUNTS_TABLE %s is shared with job(s) %s (SHARE_COUNTS_TABLE)", cfg.counts_table, sharing)
             if cfg.retention_days:
                 self.mysql("checking what retention needs", lambda: retention.check_ready(conn))
             reattempt = yarn_reattempt(self.spark, os.environ)
@@ -110,9 +119,11 @@ class Job:
             listener = progress.install(self.spark, cfg.kafka_topic)
             self.watch = watch.build(cfg, self.spark.sparkContext._jvm, lambda: listener.ends)
             self.watch.leased(epoch)
+            self.identity = topic_metadata.TopicIdentity(self.spark, cfg)
             try:
                 return self.supervise(conn, epoch)
             finally:
+                self.identity.close()
                 self.watch.close()
         finally:
             conn.close()
@@ -135,30 +146,36 @@ class Job:
                 self.sleep(delay)
 
     def prepare(self, conn, epoch: int) -> Resume:
-        """Reads the stored offsets and the topic, settles any data loss: where a new query starts."""
+        """Reads the stored offsets and the topic, settles data loss, a recreated topic and partitions
+        seen for the first time (offsets.plan_start), stores the outcome: where a new query starts."""
         cfg = self.cfg
-        stored = self.mysql("reading stored offsets", lambda: store.load_offsets(conn, cfg.job_name, cfg.kafka_topic))
-        topic = retry("reading topic metadata", lambda: topic_metadata.describe_topic(self.spark, cfg), cfg.retry_seconds,
-                      lambda error: isinstance(error, topic_metadata.KafkaUnavailable), self.sleep)
-        gaps = offsets.find_gaps(cfg.kafka_topic, stored, topic.earliest, topic.latest)
-        if gaps and cfg.on_data_loss == "fail":
-            raise DataLossError(offsets.describe_gaps(cfg.kafka_topic, gaps))
-        if gaps:
-            resume = {gap.partition: gap.resume for gap in gaps}
-            reason = "ON_DATA_LOSS=skip: " + "; ".join(f"partition {g.partition}: {g.why}" for g in gaps)
-            self.mysql("recording skipped offsets", lambda: store.skip_offsets(
-                conn, cfg.job_name, cfg.kafka_topic, epoch, stored, resume, reason))
-            log.warning("skipped, as ON_DATA_LOSS=skip allows: %s", offsets.describe_gaps(cfg.kafka_topic, gaps))
-            stored = {**stored, **resume}
-        log.info("job %r: topic %r partitions %s, resuming from %s (unknown partitions: %s)",
-                 cfg.job_name, cfg.kafka_topic, topic.partitions, dict(sorted(stored.items())), cfg.starting_offsets)
-        start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, stored, cfg.starting_offsets)
-        return Resume(stored, len(topic.partitions), start)
+        stored, ids = self.mysql("reading stored offsets", lambda: store.load_position(conn, cfg.job_name, cfg.kafka_topic))
+        topic = retry("reading topic metadata", lambda: topic_metadata.describe_topic(self.spark, cfg, self.identity),
+                      cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable), self.sleep)
+        plan = offsets.plan_start(cfg.kafka_topic, stored, {i for i in ids if i is not None}, topic.topic_id,
+                                  topic.partitions, topic.earliest, topic.latest, cfg.starting_offsets,
+                                  cfg.on_data_loss == "skip")
+        if None in ids:
+            log.info("topic %r: adopting its current topic ID %s for offsets stored before topic IDs were kept",
+                     cfg.kafka_topic, topic.topic_id)
+        if plan.offsets != stored or plan.skipped or None in ids:
+            self.mysql("storing where the job starts", lambda: store.settle(
+                conn, cfg.job_name, cfg.kafka_topic, epoch, stored, plan.offsets, topic.topic_id, plan.skipped))
+        for gap in plan.skipped:
+            log.warning("topic %r partition %d: skipped from offset %d to %d, as ON_DATA_LOSS=skip allows: %s",
+                        cfg.kafka_topic, gap.partition, gap.stored, gap.resume, gap.why)
+        if plan.resolved:
+            log.info("topic %r: partitions %s seen for the first time start at %s (STARTING_OFFSETS=%s), stored",
+                     cfg.kafka_topic, sorted(plan.resolved), dict(sorted(plan.resolved.items())), cfg.starting_offsets)
+        log.info("job %r: topic %r (ID %s) partitions %s, resuming from %s", cfg.job_name, cfg.kafka_topic,
+                 topic.topic_id, topic.partitions, dict(sorted(plan.offsets.items())))
+        start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, plan.offsets)
+        return Resume(plan.offsets, len(topic.partitions), start, topic.topic_id)
 
     def run_query(self, conn, epoch: int, resume: Resume) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
             committer = BatchCommitter(self.cfg, conn, epoch, resume.stored, resume.partitions, self.retention, location,
-                                       self.watch)
+                                       self.watch, topic_id=resume.topic_id, topic_now=self.identity.current)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             register_classifier(self.spark, Contract.of(self.cfg))

@@ -10,11 +10,10 @@ EARLIEST, LATEST = -2, -1  # Spark's startingOffsets sentinels
 _EPOCH = datetime(1970, 1, 1)
 
 
-def starting_offsets_json(topic: str, partitions: list[int], stored: dict[int, int], default: str) -> str:
+def starting_offsets_json(topic: str, partitions: list[int], stored: dict[int, int]) -> str:
     """startingOffsets for every current partition (Spark requires all): the stored next offset
-    where known, else the configured start (earliest|latest)."""
-    fallback = EARLIEST if default == "earliest" else LATEST
-    return json.dumps({topic: {str(p): stored.get(p, fallback) for p in sorted(partitions)}})
+    (plan_start has stored one for every partition; earliest for one added since, as Spark does)."""
+    return json.dumps({topic: {str(p): stored.get(p, EARLIEST) for p in sorted(partitions)}})
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,58 @@ def check_no_overlap(expected: dict[int, int], ranges: dict[int, tuple[int, int]
 def advance(expected: dict[int, int], ranges: dict[int, tuple[int, int]]) -> dict[int, int]:
     """Next offsets after a batch: max offset + 1 where the batch had records, else unchanged."""
     return {**expected, **{partition: high + 1 for partition, (_low, high) in ranges.items()}}
+
+
+def batch_end(expected: dict[int, int], ranges: dict[int, tuple[int, int]],
+              planned: dict[int, int] | None) -> dict[int, int]:
+    """Next offsets after a batch: the end Spark planned for it (`planned`, from the checkpoint's
+    offset log), which also covers what a read_committed reader never sees at the end of a batch:
+    a transaction's commit or abort marker, an aborted transaction's records. Without a plan, or
+    one that the rows contradict (a record at or past its end), max offset + 1 (advance)."""
+    seen = advance(expected, ranges)
+    if planned is None or any(planned.get(partition, -1) < seen[partition] for partition in ranges):
+        return seen
+    return {**seen, **{partition: end for partition, end in planned.items() if end > seen.get(partition, -1)}}
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    """Where a query starts and what must be stored first: `offsets` for every partition (stored,
+    resolved or skipped to), `skipped` (gaps accepted under ON_DATA_LOSS=skip), `resolved` (partitions
+    seen for the first time, STARTING_OFFSETS resolved to a number once), `recreated` (the stored
+    offsets belonged to an earlier topic of this name)."""
+
+    offsets: dict[int, int]
+    skipped: list[Gap]
+    resolved: dict[int, int]
+    recreated: bool
+
+
+def plan_start(topic: str, stored: dict[int, int], stored_ids: set[str], current_id: str, partitions: list[int],
+               earliest: dict[int, int], latest: dict[int, int], default: str, skip: bool) -> StartPlan:
+    """Settles the stored offsets against the topic as Kafka holds it now. Stored offsets of another
+    topic ID (deleted and recreated), or that Kafka no longer holds (find_gaps), are data loss:
+    DataLossError unless `skip`, which resumes the new topic at its earliest offsets. Partitions
+    without a stored offset get one now, from `default` (earliest|latest): resolved once, stored,
+    so a restart never resolves 'latest' again and skips what arrived meanwhile."""
+    others = stored_ids - {current_id}
+    if stored and others:
+        gaps = [Gap(p, o, earliest.get(p, 0), f"topic recreated: its ID was {'/'.join(sorted(others))}, now {current_id}; "
+                    "what the old topic held from the stored offset on was never counted")
+                for p, o in sorted(stored.items())]
+        if not skip:
+            raise DataLossError(f"topic {topic!r} was deleted and recreated since the job stored its offsets (topic ID "
+                                f"{'/'.join(sorted(others))}, now {current_id}): records of the old topic may never have "
+                                "been counted. To count the new topic from its first record, restart with "
+                                "ON_DATA_LOSS=skip (each partition's switch is recorded in skipped_offsets).")
+        offsets = {**{gap.partition: gap.resume for gap in gaps}, **{p: earliest[p] for p in partitions}}
+        return StartPlan(offsets, gaps, {}, True)
+    gaps = find_gaps(topic, stored, earliest, latest)
+    if gaps and not skip:
+        raise DataLossError(describe_gaps(topic, gaps))
+    start = earliest if default == "earliest" else latest
+    resolved = {p: start[p] for p in partitions if p not in stored}
+    return StartPlan({**stored, **{gap.partition: gap.resume for gap in gaps}, **resolved}, gaps, resolved, False)
 
 
 def minute_key(epoch_minute: int) -> str:

@@ -52,7 +52,7 @@ SETTINGS: tuple[Setting, ...] = (
             note="The local stack (make up) serves MySQL on the port this resolves to."),
     Setting("MYSQL_DATABASE", str, "errorcount", "database holding error_log and kafka_offsets",
             note="The local stack creates this database."),
-    Setting("MYSQL_USER", str, "errorcount", "MySQL user (needs SELECT, INSERT, UPDATE only; sql/grants.sql)",
+    Setting("MYSQL_USER", str, "errorcount", "MySQL user (SELECT, INSERT, UPDATE; DELETE on two tables: sql/grants.sql)",
             note="The local stack creates this user with sql/grants.sql."),
     Setting("MYSQL_PASSWORD", str, "", "the MySQL password", secret=True,
             note="Environment, SECRETS_FILE or MYSQL_PASSWORD_FILE only; refused in this file and as a flag."),
@@ -61,11 +61,19 @@ SETTINGS: tuple[Setting, ...] = (
             note="Meant for drivers in a YARN container, where the submitter's environment does not follow: "
                  "submit-yarn.sh ships one. The environment wins over this file."),
     Setting("MYSQL_CONNECT_TIMEOUT", int, "10", "seconds to wait for a MySQL connection", low=1, high=3600),
-    Setting("MYSQL_SSL_CA", str, "", "CA file: connect to MySQL over TLS and verify the server certificate",
-            note="Without it PyMySQL still encrypts when the server offers TLS, but verifies nothing."),
+    Setting("MYSQL_SSL_MODE", str, "preferred", "TLS to MySQL, in the MySQL client's terms (--ssl-mode)",
+            note="disabled: never; preferred: when the server offers it, unverified; required: always, unverified; "
+                 "verify_ca: always, the server's certificate checked against MYSQL_SSL_CA; verify_identity: "
+                 "verify_ca and the certificate names MYSQL_HOST. Production: verify_identity.",
+            choices=("disabled", "preferred", "required", "verify_ca", "verify_identity")),
+    Setting("MYSQL_SSL_CA", str, "", "CA file the server's certificate is checked against (verify_ca, verify_identity)"),
     Setting("MYSQL_SSL_CERT", str, "", "client certificate file for MySQL TLS (with MYSQL_SSL_KEY)"),
     Setting("MYSQL_SSL_KEY", str, "", "client key file for MySQL TLS (with MYSQL_SSL_CERT)"),
-    Setting("MYSQL_SSL_VERIFY_IDENTITY", bool, "true", "with MYSQL_SSL_CA: also check the server's host name"),
+    Setting("MYSQL_IDLE_TIMEOUT", int, "60", "seconds MySQL keeps a silent job connection, and any transaction it "
+            "holds, before dropping it", low=5, high=3600,
+            note="Bounds how long a frozen driver (a paused VM, a node cut off) can hold the job's row locks: its "
+                 "transaction is rolled back, the next instance takes over, the frozen one is fenced when it wakes. "
+                 "Set as the job session's wait_timeout and innodb_lock_wait_timeout."),
     Setting("TRIGGER_INTERVAL", str, "1 second", "micro-batch interval (Spark processing-time trigger)",
             pattern=r"\d+ (milliseconds?|seconds?|minutes?)", shape="'5 seconds'", group="Batches"),
     Setting("MAX_OFFSETS_PER_TRIGGER", int, "500000", "most records per micro-batch (0 = no limit)",
@@ -106,6 +114,9 @@ SETTINGS: tuple[Setting, ...] = (
             note="Give each job its own table (make schema creates it when configured), so an access-log job and "
                  "an application-log job do not add into one.",
             pattern=r"[A-Za-z_][A-Za-z0-9_]{0,63}", shape="an identifier: letters, digits, _ (1 to 64)"),
+    Setting("SHARE_COUNTS_TABLE", bool, "false", "let this job add into a COUNTS_TABLE that other jobs write too",
+            note="A counts table belongs to the first job that writes it; another job is refused (exit 2) unless it "
+                 "and every job already writing the table set this (their counts then add up in one table)."),
     Setting("RETRY_SECONDS", int, "300", "how long MySQL/Kafka may be away before the job gives up (exit 5)",
             note="Meanwhile it retries inside the running driver with backoff (0.5 s doubling to 10 s).",
             high=7 * 24 * 3600, group="Failures and housekeeping"),
@@ -134,7 +145,11 @@ SETTINGS: tuple[Setting, ...] = (
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 KAFKA_ENV_PREFIX = "KAFKA_OPT_"  # KAFKA_OPT_SECURITY_PROTOCOL=SSL -> kafka.security.protocol
-SECRET_OPTION = re.compile(r"password|jaas|secret|token", re.IGNORECASE)
+# Kafka client options whose value is a secret: passwords, JAAS lines, tokens, and inline PEM keys
+# (ssl.keystore.key); environment or SECRETS_FILE only, redacted everywhere else.
+SECRET_OPTION = re.compile(r"password|jaas|secret|token|credential|(^|\.)key$", re.IGNORECASE)
+# Settings that were replaced: a config file naming one is told what to use instead.
+REPLACED = {"MYSQL_SSL_VERIFY_IDENTITY": "MYSQL_SSL_MODE=verify_identity (or verify_ca to skip the host name check)"}
 
 
 def _comment(text: str) -> list[str]:

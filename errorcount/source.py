@@ -15,6 +15,8 @@ def source_options(cfg: Config, starting_offsets: str) -> dict[str, str]:
     # offsets that exist, so a short wait costs no extra requests. kafka.* settings win.
     options = {"kafka.max.poll.records": "10000", "kafka.fetch.max.wait.ms": "2",
                **cfg.kafka_options, "kafka.bootstrap.servers": cfg.kafka_bootstrap_servers,
+               # Records of aborted or still open transactions are never read (docs/design.md).
+               "kafka.isolation.level": "read_committed",
                "subscribe": cfg.kafka_topic, "startingOffsets": starting_offsets,
                # Lost records stop the query; the restart then decides (ON_DATA_LOSS).
                "failOnDataLoss": "true"}

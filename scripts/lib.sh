@@ -67,13 +67,14 @@ spark_version() { "$(venv_python)" -c 'import pyspark; print(pyspark.__version__
 # sql/grants.sql with this stack's MYSQL_DATABASE and MYSQL_USER put in for the defaults it names.
 # sql/counts_table.sql with COUNTS_TABLE put in; nothing for the default error_log.
 counts_table_sql() {
-  [ "$COUNTS_TABLE" = error_log ] || sed -e "s/\`counts_table\`/\`$COUNTS_TABLE\`/" "$ROOT/sql/counts_table.sql"
+  [ "$COUNTS_TABLE" = error_log ] || sed -e "s/counts_table/$COUNTS_TABLE/g" "$ROOT/sql/counts_table.sql"
 }
 
 # sql/grafana_reader.sql with this stack's database and the reader's secret password put in.
 grafana_reader_sql() {
   local password; password=$(cat "$(ensure_secret grafana_reader_password)")
-  sed -e "s/reader_password/$password/g" -e "s/\`errorcount\`\./\`$MYSQL_DATABASE\`./g" "$ROOT/sql/grafana_reader.sql"
+  sed -e "s/reader_password/$password/g" -e "s/\`errorcount\`\./\`$MYSQL_DATABASE\`./g" \
+      -e "s/\`counts_table\`/\`$COUNTS_TABLE\`/" "$ROOT/sql/grafana_reader.sql"
 }
 
 grants_sql() {

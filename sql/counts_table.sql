@@ -1,5 +1,13 @@
 -- A counts table of its own for a job with COUNTS_TABLE set (an access-log job beside an
 -- application-log job): error_log's definition, copied, so error_log stays the one source.
 -- Idempotent. `make schema` applies it, after schema.sql, with the configured name put in for
--- `counts_table`; the job's grants are on the whole database (sql/grants.sql), so they cover it.
+-- every counts_table; the job's grants are on the whole database (sql/grants.sql), so they cover it.
 CREATE TABLE IF NOT EXISTS `counts_table` LIKE error_log;
+
+-- Tables copied from an earlier error_log have an INT count: widen it as error_log was.
+SET @ddl = IF((SELECT data_type FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'counts_table' AND column_name = 'log_count') = 'int',
+              'ALTER TABLE `counts_table` MODIFY log_count BIGINT NOT NULL DEFAULT 0', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;

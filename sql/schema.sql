@@ -5,7 +5,7 @@
 -- Per-minute ERROR line counts (UTC minutes when the line carried a zone, else as written).
 CREATE TABLE IF NOT EXISTS error_log (
   log_time  DATETIME NOT NULL PRIMARY KEY,
-  log_count INT      NOT NULL DEFAULT 0
+  log_count BIGINT   NOT NULL DEFAULT 0
 ) ENGINE = InnoDB;
 
 -- Next Kafka offset to read, per job, topic and partition: committed in the same transaction
@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS kafka_offsets (
   topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   kafka_partition INT          NOT NULL,
   next_offset     BIGINT       NOT NULL,
+  topic_id        VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin NULL,  -- Kafka's topic ID the offset belongs to
   updated_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   PRIMARY KEY (job, topic, kafka_partition)
 ) ENGINE = InnoDB;
@@ -70,8 +71,19 @@ CREATE TABLE IF NOT EXISTS skipped_offsets (
   kafka_partition INT          NOT NULL,
   from_offset     BIGINT       NOT NULL,  -- the stored next offset
   to_offset       BIGINT       NOT NULL,  -- where the job resumed
-  reason          VARCHAR(255) NOT NULL,
+  reason          TEXT         NOT NULL,  -- what happened to this partition (the job keeps it under 2000 characters)
   skipped_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3)
+) ENGINE = InnoDB;
+
+-- Which job writes which counts table: a table belongs to the first job that writes it; another
+-- job is refused at startup unless it and every job already listed set SHARE_COUNTS_TABLE.
+-- An admin releases a table by deleting its rows here (make schema never does).
+CREATE TABLE IF NOT EXISTS counts_tables (
+  counts_table VARCHAR(64)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  job          VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  shared       BOOLEAN      NOT NULL DEFAULT FALSE,
+  claimed_at   DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  PRIMARY KEY (counts_table, job)
 ) ENGINE = InnoDB;
 
 -- Migrations for databases created by an earlier version of this file. MySQL 8.4 has neither
@@ -107,6 +119,32 @@ DEALLOCATE PREPARE migration;
 SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
                AND table_name = 'job_leases' AND column_name = 'metrics_endpoint') = 0,
               'ALTER TABLE job_leases ADD COLUMN metrics_endpoint VARCHAR(255) NULL', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- Offsets carry the ID of the topic they belong to (a recreated topic has a new one). Rows stored
+-- before have NULL; the job adopts the topic's current ID on its next start and logs it.
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'kafka_offsets' AND column_name = 'topic_id') = 0,
+              'ALTER TABLE kafka_offsets ADD COLUMN topic_id VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NULL AFTER next_offset',
+              'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- A skip's reason is per partition and may be long (VARCHAR(255) failed starts in strict mode).
+SET @ddl = IF((SELECT data_type FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'skipped_offsets' AND column_name = 'reason') = 'varchar',
+              'ALTER TABLE skipped_offsets MODIFY reason TEXT NOT NULL', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- Counts are BIGINT: one minute past 2^31 - 1 (every event stamped with one time) must not fail batches.
+SET @ddl = IF((SELECT data_type FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'error_log' AND column_name = 'log_count') = 'int',
+              'ALTER TABLE error_log MODIFY log_count BIGINT NOT NULL DEFAULT 0', 'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

@@ -12,10 +12,19 @@ from pathlib import Path
 
 import pymysql
 
-from errorcount import store
+from errorcount import mysql
 from errorcount.config import load_config
 from errorcount.tools import kafka_admin, produce
-from errorcount.tools.admin_db import apply_schema, apply_sql_file, error_log, lease, ledger, query, stored_offsets  # noqa: F401
+from errorcount.tools.admin_db import (  # noqa: F401
+    apply_schema,
+    apply_sql_file,
+    error_log,
+    lease,
+    ledger,
+    query,
+    release_counts_table,
+    stored_offsets,
+)
 
 # Admin-side readers live in errorcount/tools/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
@@ -35,10 +44,10 @@ def app_password() -> str:
 
 
 def job_connection(**settings: str):
-    """The job's own MySQL connection (errorcount.store.connect) on the local stack; settings (e.g.
+    """The job's own MySQL connection (errorcount.mysql.connect) on the local stack; settings (e.g.
     MYSQL_USER, MYSQL_PASSWORD) override the job's account."""
     env = {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": local_stack()["MYSQL_PORT"], **settings}
-    return store.connect(load_config([], env))
+    return mysql.connect(load_config([], env))
 
 
 def unique(prefix: str) -> str:

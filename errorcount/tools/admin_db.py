@@ -48,6 +48,16 @@ def error_log(conn: pymysql.Connection, table: str = "error_log") -> Counter:
                     for t, n in query(conn, f"SELECT log_time, log_count FROM `{table}`")})
 
 
+def release_counts_table(conn: pymysql.Connection, table: str = "error_log", empty: bool = True) -> None:
+    """What an admin does to give a counts table to another job: forget which job owns it
+    (counts_tables) and, with `empty`, delete its rows. Creates it like error_log if missing."""
+    if table != "error_log":
+        query(conn, f"CREATE TABLE IF NOT EXISTS `{table}` LIKE error_log")
+    if empty:
+        query(conn, f"DELETE FROM `{table}`")
+    query(conn, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
+
+
 def stored_offsets(conn: pymysql.Connection, job: str, topic: str) -> dict[int, int]:
     rows = query(conn, "SELECT kafka_partition, next_offset FROM kafka_offsets WHERE job = %s AND topic = %s",
                  (job, topic))

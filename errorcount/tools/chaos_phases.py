@@ -7,7 +7,7 @@ rather than what was meant.
     batch running    Spark's REST API lists a running job (the batch's count job)
     idle             none of these: between batches
 
-A kill aimed at `committing` holds every error_log row and gap locked from an admin connection
+A kill aimed at `committing` holds every counts table row and gap locked from an admin connection
 until the batch's upsert waits on it, so the kill lands inside the transaction for certain.
 """
 
@@ -25,8 +25,8 @@ PHASES = ("driver starting", "batch running", "committing", "idle")
 UI_PORT = 4071  # chaos drivers' Spark UI, read for running jobs
 RUNNING_STATEMENT = ("SELECT COUNT(*) FROM information_schema.processlist "
                      "WHERE user = %s AND command = 'Query' AND info IS NOT NULL")
-# The batch's counts upsert as the job sends it (the table name quoted): its first words.
-UPSERT_START = store.with_table(store.UPSERT_COUNTS, "error_log").split(" (", 1)[0]
+# The batch's counts upsert as the job sends it, into whichever counts table: its first words.
+UPSERT_START = store.UPSERT_COUNTS.replace("{table}", "%%").split(" VALUES", 1)[0]
 UPSERT_WAITING = RUNNING_STATEMENT + f" AND info LIKE '{UPSERT_START}%%'"
 
 
@@ -64,9 +64,9 @@ def poll(condition, seconds: float, interval: float = 0.02) -> bool:
 
 
 @contextlib.contextmanager
-def aimed(aim: str, conn, user: str, started_driver: bool, rng):
+def aimed(aim: str, conn, user: str, started_driver: bool, rng, table: str = "error_log"):
     """Waits (bounded) until the job is in phase `aim`, then yields for the kill; for `committing`
-    the error_log lock is held across the kill."""
+    the lock on the counts table `table` is held across the kill."""
     if aim == "driver starting":
         time.sleep(rng.uniform(0.5, 6) if started_driver else 0)  # random moment of a start-up
         yield
@@ -78,7 +78,7 @@ def aimed(aim: str, conn, user: str, started_driver: bool, rng):
         try:
             blocker.begin()
             with blocker.cursor() as cursor:
-                cursor.execute("SELECT log_time FROM error_log FOR UPDATE")
+                cursor.execute(f"SELECT log_time FROM `{table}` FOR UPDATE")
             poll(lambda: query(conn, UPSERT_WAITING, (user,))[0][0], 20)
             yield
         finally:

@@ -11,10 +11,13 @@ import sys
 
 import pymysql
 
-from errorcount import store
+from errorcount import mysql, store
 from errorcount.config import load_config
 from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
 from errorcount.tools import ROOT
+
+SELECT_NEWEST_COUNTS = "SELECT log_time, log_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"
+SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*) FROM `{table}`"
 
 
 def job_config():
@@ -34,9 +37,9 @@ def connect_as_job(what: str):
         print(f"config error: {error.message}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        return cfg, pymysql.connect(**store.connect_args(cfg))
+        return cfg, pymysql.connect(**mysql.connect_args(cfg))
     except pymysql.err.Error as error:
-        print(f"cannot read {what}: {store.failure_text(cfg)(error)} ({error}); is the stack up (make up)?",
+        print(f"cannot read {what}: {mysql.failure_text(cfg)(error)} ({error}); is the stack up (make up)?",
               file=sys.stderr)
         return EXIT_UNAVAILABLE
 
@@ -47,9 +50,9 @@ def main() -> int:
         return connected
     cfg, conn = connected
     with conn.cursor() as cursor:
-        cursor.execute(store.with_table(store.SELECT_NEWEST_COUNTS, cfg.counts_table), (int(os.environ.get("ROWS", "20")),))
+        cursor.execute(store.with_table(SELECT_NEWEST_COUNTS, cfg.counts_table), (int(os.environ.get("ROWS", "20")),))
         rows = cursor.fetchall()
-        cursor.execute(store.with_table(store.SELECT_COUNT_TOTALS, cfg.counts_table))
+        cursor.execute(store.with_table(SELECT_COUNT_TOTALS, cfg.counts_table))
         total, minutes = cursor.fetchone()
     conn.close()
     print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format})\nminute                ERROR lines")

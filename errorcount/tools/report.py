@@ -47,6 +47,12 @@ def moment(text: str, now: datetime) -> datetime:
     return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
 
 
+SELECT_COUNTS_BETWEEN = "SELECT log_time, log_count FROM `{table}` WHERE log_time BETWEEN %s AND %s ORDER BY log_time"
+# The ledger per UTC minute of commit (committed_at is written in the job's UTC session).
+SELECT_LEDGER_MINUTES = ("SELECT TIMESTAMP(DATE_FORMAT(committed_at, '%%Y-%%m-%%d %%H:%%i:00')), SUM(rejected), SUM(batches) "
+                         "FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s GROUP BY 1 ORDER BY 1")
+
+
 @dataclass
 class Series:
     errors: dict[datetime, int]
@@ -56,9 +62,9 @@ class Series:
 
 def read(conn, table: str, job: str, since: datetime, until: datetime) -> Series:
     with conn.cursor() as cursor:
-        cursor.execute(store.with_table(store.SELECT_COUNTS_BETWEEN, table), (since, until))
+        cursor.execute(store.with_table(SELECT_COUNTS_BETWEEN, table), (since, until))
         errors = {t: int(n) for t, n in cursor.fetchall()}
-        cursor.execute(store.SELECT_LEDGER_MINUTES, (job, since, until))
+        cursor.execute(SELECT_LEDGER_MINUTES, (job, since, until))
         rows = cursor.fetchall()
     return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows})
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from errorcount import store
+from errorcount import mysql, store
 from errorcount.config import load_config
 from errorcount.errors import EXIT_UNAVAILABLE
 from errorcount.summary import BatchSummary
@@ -109,7 +109,7 @@ def local_ca() -> str:
 
 
 def test_mysql_ssl_ca_makes_the_job_connect_over_verified_tls():
-    conn = job_connection(MYSQL_SSL_CA=local_ca(), MYSQL_SSL_VERIFY_IDENTITY="false")
+    conn = job_connection(MYSQL_SSL_CA=local_ca(), MYSQL_SSL_MODE="verify_ca")
     try:
         with conn.cursor() as cursor:
             cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
@@ -118,13 +118,31 @@ def test_mysql_ssl_ca_makes_the_job_connect_over_verified_tls():
         conn.close()
 
 
+@pytest.mark.parametrize("mode, encrypted", [("required", True), ("preferred", True), ("disabled", False)])
+def test_mysql_ssl_mode_decides_whether_the_session_is_encrypted(mode, encrypted):
+    conn = job_connection(MYSQL_SSL_MODE=mode)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+            assert bool(cursor.fetchone()[1]) == encrypted
+    finally:
+        conn.close()
+
+
+def test_verify_identity_refuses_a_certificate_that_does_not_name_the_host():
+    """The local server's certificate names errorcount-local-server (or MySQL's generated name), not
+    127.0.0.1: verify_ca accepts it (above), verify_identity must not."""
+    with pytest.raises(pymysql.err.OperationalError, match="(?i)certificate verify failed|hostname|match"):
+        job_connection(MYSQL_SSL_CA=local_ca(), MYSQL_SSL_MODE="verify_identity")
+
+
 def test_the_job_user_logs_in_without_tls_too(admin):
     """MySQL 8's caching_sha2_password login without TLS exchanges the password under the server's
     RSA key (PyMySQL needs `cryptography` for it). FLUSH PRIVILEGES empties the server's login cache,
     so this is the full login, not the cached fast path. On MariaDB: its native password login."""
     query(admin, "FLUSH PRIVILEGES")
     cfg = load_config([], {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": local_stack()["MYSQL_PORT"]})
-    plain = pymysql.connect(**store.connect_args(cfg), ssl_disabled=True)
+    plain = pymysql.connect(**mysql.connect_args(cfg), ssl_disabled=True)
     try:
         with plain.cursor() as cursor:
             cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
@@ -138,7 +156,7 @@ def test_the_job_user_logs_in_without_tls_too(admin):
 def test_a_server_certificate_the_ca_did_not_sign_is_refused():
     other_ca = "/etc/ssl/certs/ca-certificates.crt"  # public CAs: none signed the local server's certificate
     with pytest.raises(pymysql.err.OperationalError, match="(?i)certificate verify failed"):
-        job_connection(MYSQL_SSL_CA=other_ca, MYSQL_SSL_VERIFY_IDENTITY="false")
+        job_connection(MYSQL_SSL_CA=other_ca, MYSQL_SSL_MODE="verify_ca")
 
 
 @pytest.mark.parametrize("held", ["nothing", "ALL PRIVILEGES"])
@@ -165,7 +183,7 @@ def test_grants_sql_gives_exactly_the_job_grants_whatever_the_user_held(admin, h
 def test_make_counts_connects_with_the_jobs_tls_settings(tmp_path):
     """errorcount-counts (make counts) uses the job's connection settings, TLS included: the
     local CA works, a CA that did not sign the server's certificate is refused."""
-    env = {**os.environ, "MYSQL_PASSWORD": app_password(), "MYSQL_SSL_VERIFY_IDENTITY": "false",
+    env = {**os.environ, "MYSQL_PASSWORD": app_password(), "MYSQL_SSL_MODE": "verify_ca",
            "MYSQL_PORT": local_stack()["MYSQL_PORT"], "ROWS": "1"}
     ok = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], env={**env, "MYSQL_SSL_CA": local_ca()},
                         capture_output=True, text=True, timeout=60)

@@ -1,6 +1,9 @@
-"""How a batch's size is known before it runs (the committer's choice of plan)."""
+"""How a batch's size is known before it runs (the committer's choice of plan); what a COMMIT
+whose reply was lost did."""
 
-from errorcount.batch import BatchCommitter
+import pytest
+
+from errorcount.batch import APPLIED, FENCED, NOT_APPLIED, BatchCommitter, unknown_outcome
 from errorcount.config import load_config
 from errorcount.retention import Retention
 
@@ -24,3 +27,14 @@ def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_sto
     assert committer.planned_records(3) is None  # from the stored offsets, which lack partition 2
     offset_log(tmp_path, 4, {0: 150, 1: 1045, 2: 10})
     assert committer.planned_records(4) == 10 + 0 + 1
+
+
+@pytest.mark.parametrize("stored, outcome", [
+    ({0: 20, 1: 5}, APPLIED),        # the batch's own offsets
+    ({0: 10, 1: 5}, NOT_APPLIED),    # the previous ones: not applied, or not yet (the retry's lock waits for it)
+    ({0: 10, 1: 9}, FENCED),         # someone else's
+    ({0: 20}, FENCED),               # a row gone
+    ({0: 20, 1: 5, 2: 1}, FENCED),   # a row more
+])
+def test_a_lost_commit_is_resolved_from_the_stored_offsets(stored, outcome):
+    assert unknown_outcome({0: 10, 1: 5}, {0: 20, 1: 5}, stored) == outcome

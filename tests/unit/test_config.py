@@ -1,6 +1,7 @@
 """Configuration precedence, validation and secret handling (pure Python)."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -66,10 +67,47 @@ def test_kafka_options_from_file_env_and_flags(tmp_path):
     assert "module required" not in repr(cfg)
 
 
-@pytest.mark.parametrize("argv", [["--kafka-option", "sasl.jaas.config=x"], ["--kafka-option", "ssl.key.password=x"]])
-def test_kafka_secrets_on_the_command_line_are_refused(argv):
+SECRET_OPTIONS = ["sasl.jaas.config", "ssl.key.password", "ssl.keystore.key", "ssl.keystore.password",
+                  "sasl.oauthbearer.client.credentials.client.secret", "sasl.login.token", "SSL.KEYSTORE.KEY"]
+
+
+@pytest.mark.parametrize("name", SECRET_OPTIONS)
+def test_kafka_secrets_on_the_command_line_or_in_the_config_file_are_refused(name, tmp_path):
     with pytest.raises(ConfigError, match="looks like a secret"):
-        load_config(argv, {})
+        load_config(["--kafka-option", f"{name}=x"], {})
+    with pytest.raises(ConfigError, match="looks like a secret .* set it in the environment as KAFKA_OPT_"):
+        load_config(["--config", write(tmp_path, f"kafka.{name} = -----BEGIN PRIVATE KEY-----\n")], {})
+
+
+def test_an_inline_pem_key_from_the_environment_is_a_secret_everywhere():
+    from errorcount.tools.yarn_conf import secret_lines
+    cfg = load_config([], {"KAFKA_OPT_SSL_KEYSTORE_KEY": "-----BEGIN PRIVATE KEY-----", "KAFKA_OPT_SSL_KEYSTORE_TYPE": "PEM"})
+    assert "BEGIN PRIVATE" not in repr(cfg)
+    assert secret_lines(cfg) == ["KAFKA_OPT_SSL_KEYSTORE_KEY=-----BEGIN PRIVATE KEY-----"]  # the 0600 file only
+    spark_conf = (Path(__file__).resolve().parents[2] / "conf" / "spark-defaults.conf").read_text()
+    for line in spark_conf.splitlines():
+        if line.startswith(("spark.redaction.regex", "spark.sql.redaction.options.regex")):
+            assert re.search(line.split(None, 1)[1], "kafka.ssl.keystore.key"), line  # redacted in the UI and plans
+            assert not re.search(line.split(None, 1)[1], "kafka.ssl.keystore.type"), line
+
+
+def test_read_uncommitted_is_refused_and_the_ssl_mode_must_fit_its_files():
+    with pytest.raises(ConfigError, match="read_committed only"):
+        load_config([], {"KAFKA_OPT_ISOLATION_LEVEL": "read_uncommitted"})
+    assert load_config([], {"KAFKA_OPT_ISOLATION_LEVEL": "READ_COMMITTED"}).kafka_options
+    with pytest.raises(ConfigError, match="MYSQL_SSL_MODE=verify_ca checks the server's certificate against MYSQL_SSL_CA"):
+        load_config([], {"MYSQL_SSL_MODE": "verify_ca"})
+    with pytest.raises(ConfigError, match="MYSQL_SSL_CA is set but MYSQL_SSL_MODE=preferred verifies nothing"):
+        load_config([], {"MYSQL_SSL_CA": "/ca.pem"})
+    with pytest.raises(ConfigError, match="MYSQL_SSL_CERT is set but MYSQL_SSL_MODE=preferred"):
+        load_config([], {"MYSQL_SSL_CERT": "/c.pem", "MYSQL_SSL_KEY": "/c.key"})
+    with pytest.raises(ConfigError, match="MYSQL_SSL_MODE must be disabled, preferred, required, verify_ca or verify_identity"):
+        load_config([], {"MYSQL_SSL_MODE": "on"})
+
+
+def test_a_replaced_setting_in_the_config_file_says_what_replaced_it(tmp_path):
+    with pytest.raises(ConfigError, match="MYSQL_SSL_VERIFY_IDENTITY was replaced; use MYSQL_SSL_MODE=verify_identity"):
+        load_config(["--config", write(tmp_path, "MYSQL_SSL_VERIFY_IDENTITY = true\n")], {})
 
 
 def test_options_spark_manages_are_refused():

@@ -5,16 +5,77 @@ import json
 import pytest
 
 from errorcount.errors import DataLossError
-from errorcount.offsets import advance, check_no_overlap, describe_gaps, find_gaps, minute_key, starting_offsets_json
+from errorcount.offsets import (
+    advance,
+    batch_end,
+    check_no_overlap,
+    describe_gaps,
+    find_gaps,
+    minute_key,
+    plan_start,
+    starting_offsets_json,
+)
 
 
 def test_starting_offsets_cover_every_partition():
-    result = json.loads(starting_offsets_json("logs", [2, 0, 1, 3], {0: 17, 2: 5}, "earliest"))
-    assert result == {"logs": {"0": 17, "1": -2, "2": 5, "3": -2}}
+    result = json.loads(starting_offsets_json("logs", [2, 0, 1, 3], {0: 17, 1: 0, 2: 5, 3: 9}))
+    assert result == {"logs": {"0": 17, "1": 0, "2": 5, "3": 9}}
+    # A partition added between the plan and the query: earliest, as Spark starts a new partition.
+    assert json.loads(starting_offsets_json("t", [0, 1], {1: 3})) == {"t": {"0": -2, "1": 3}}
 
 
-def test_starting_offsets_latest_for_unknown_partitions():
-    assert json.loads(starting_offsets_json("t", [0, 1], {1: 3}, "latest")) == {"t": {"0": -1, "1": 3}}
+def test_a_batch_ends_where_spark_planned_it_past_markers_and_aborted_records():
+    # Partition 0: records up to 79, then a commit marker at 80: Spark planned 81.
+    assert batch_end({0: 50, 1: 7}, {0: (50, 79)}, {0: 81, 1: 7}) == {0: 81, 1: 7}
+    # Only an aborted transaction and its marker: no rows, the end still moves.
+    assert batch_end({0: 50}, {}, {0: 61}) == {0: 61}
+    # A partition Spark found while running, with nothing in it yet; one whose plan is behind the store.
+    assert batch_end({0: 50}, {}, {0: 50, 1: 0}) == {0: 50, 1: 0}
+    assert batch_end({0: 50}, {}, {0: 40}) == {0: 50}
+
+
+def test_a_batch_without_a_plan_or_with_one_its_rows_contradict_ends_after_its_last_record():
+    assert batch_end({0: 50}, {0: (50, 79)}, None) == {0: 80}
+    assert batch_end({0: 50}, {0: (50, 79)}, {0: 79}) == {0: 80}  # a record at the planned end: not this plan
+    assert batch_end({0: 50}, {0: (50, 79), 1: (0, 3)}, {0: 90}) == {0: 80, 1: 4}  # no plan for partition 1
+
+
+def plan(stored, stored_ids, current="NEW", partitions=(0, 1), earliest=None, latest=None, default="earliest",
+         skip=False):
+    earliest = earliest or {p: 0 for p in partitions}
+    latest = latest or {p: 100 for p in partitions}
+    return plan_start("t", stored, stored_ids, current, list(partitions), earliest, latest, default, skip)
+
+
+def test_partitions_seen_for_the_first_time_get_a_number_once():
+    first = plan({}, set(), default="latest", earliest={0: 5, 1: 0}, latest={0: 40, 1: 12})
+    assert (first.offsets, first.resolved, first.skipped, first.recreated) == ({0: 40, 1: 12}, {0: 40, 1: 12}, [], False)
+    later = plan({0: 40}, {"NEW"}, partitions=(0, 1, 2), default="latest", latest={0: 90, 1: 80, 2: 3})
+    assert later.offsets == {0: 40, 1: 80, 2: 3} and later.resolved == {1: 80, 2: 3}  # 0 keeps its stored offset
+    assert plan({}, set(), earliest={0: 5, 1: 0}).offsets == {0: 5, 1: 0}
+
+
+def test_a_recreated_topic_is_data_loss_unless_skipped_and_then_counted_from_its_start():
+    with pytest.raises(DataLossError, match=r"'t' was deleted and recreated .*topic ID OLD, now NEW.*ON_DATA_LOSS=skip"):
+        plan({0: 1000, 1: 7}, {"OLD"})
+    # Even a stored offset inside the new topic's range (1000 of 2000) is not resumed from.
+    skipped = plan({0: 1000, 1: 7, 2: 3}, {"OLD"}, partitions=(0, 1), default="latest", skip=True,
+                   latest={0: 2000, 1: 0})
+    assert skipped.recreated and skipped.resolved == {}
+    assert skipped.offsets == {0: 0, 1: 0, 2: 0}  # every new partition from its start; the vanished one at 0
+    assert [(g.partition, g.stored, g.resume) for g in skipped.skipped] == [(0, 1000, 0), (1, 7, 0), (2, 3, 0)]
+    assert all("topic recreated: its ID was OLD, now NEW" in g.why for g in skipped.skipped)
+
+
+def test_offsets_stored_before_topic_ids_were_kept_are_adopted_not_taken_for_a_recreation():
+    assert plan({0: 10, 1: 10}, set()).offsets == {0: 10, 1: 10}
+
+
+def test_gaps_under_the_same_topic_are_data_loss_or_skipped():
+    with pytest.raises(DataLossError, match="partition 0: stored next offset 3, earliest available 8"):
+        plan({0: 3, 1: 10}, {"NEW"}, earliest={0: 8, 1: 0})
+    skipped = plan({0: 3, 1: 10}, {"NEW"}, earliest={0: 8, 1: 0}, skip=True)
+    assert skipped.offsets == {0: 8, 1: 10} and [g.partition for g in skipped.skipped] == [0]
 
 
 def test_advance_moves_only_partitions_with_records():

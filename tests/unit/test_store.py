@@ -3,7 +3,7 @@
 import pymysql
 
 from errorcount.config import load_config
-from errorcount.store import failure_text, is_transient
+from errorcount.mysql import failure_text, is_transient
 
 
 def test_retried_failures_say_what_happened_and_where():

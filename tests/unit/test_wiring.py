@@ -3,13 +3,15 @@ the fault hook stays inert unless asked, and its kills land where they say; the 
 conf/ names exist in the Spark that runs the job."""
 
 import re
+import ssl
+import subprocess
 import threading
 from pathlib import Path
 
 from errorcount import faults
 from errorcount.config import load_config
+from errorcount.mysql import connect_args, session_settings
 from errorcount.source import source_options
-from errorcount.store import connect_args
 from errorcount.topic_metadata import client_options
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +30,7 @@ def test_sasl_ssl_options_reach_the_spark_source(tmp_path):
     cfg = load_config(["--config", str(conf)], SASL_ENV)
     options = source_options(cfg, '{"t":{"0":-2}}')
     assert options["kafka.security.protocol"] == "SASL_SSL"
+    assert options["kafka.isolation.level"] == "read_committed"  # aborted and open transactions never read
     assert options["kafka.sasl.mechanism"] == "SCRAM-SHA-512"
     assert options["kafka.sasl.jaas.config"] == SASL_ENV["KAFKA_OPT_SASL_JAAS_CONFIG"]
     assert options["kafka.ssl.truststore.password"] == "changeit"
@@ -40,19 +43,32 @@ def test_sasl_ssl_options_reach_the_spark_source(tmp_path):
 def test_the_same_options_reach_the_metadata_client():
     options = client_options(load_config([], SASL_ENV))
     assert options["security.protocol"] == "SASL_SSL"
+    assert options["isolation.level"] == "read_committed"  # a partition's end is its last stable offset
     assert options["sasl.jaas.config"].startswith("org.apache.kafka.common.security.scram")
     assert options["bootstrap.servers"] == "broker-1:9093,broker-2:9093"
 
 
-def test_mysql_tls_options_reach_the_connection():
-    plain = connect_args(load_config([], {}))
-    assert not any(key.startswith("ssl") for key in plain)
-    env = {"MYSQL_SSL_CA": "/etc/mysql/ca.pem", "MYSQL_SSL_CERT": "/etc/mysql/client.pem",
-           "MYSQL_SSL_KEY": "/etc/mysql/client.key", "MYSQL_SSL_VERIFY_IDENTITY": "false"}
-    args = connect_args(load_config([], env))
-    assert (args["ssl_ca"], args["ssl_cert"], args["ssl_key"]) == ("/etc/mysql/ca.pem", "/etc/mysql/client.pem",
-                                                                   "/etc/mysql/client.key")
-    assert args["ssl_verify_cert"] is True and args["ssl_verify_identity"] is False
+def test_mysql_ssl_mode_reaches_the_connection_as_the_mysql_client_reads_it(tmp_path):
+    ca = tmp_path / "ca.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=errorcount-test-ca", "-keyout", str(tmp_path / "ca.key"), "-out", str(ca)],
+                   check=True, capture_output=True)
+    preferred = connect_args(load_config([], {}))
+    assert not any(key.startswith("ssl") for key in preferred)  # PyMySQL's default: TLS if offered, unverified
+    assert connect_args(load_config([], {"MYSQL_SSL_MODE": "disabled"}))["ssl_disabled"] is True
+    required = connect_args(load_config([], {"MYSQL_SSL_MODE": "required"}))["ssl"]
+    assert (required.verify_mode, required.check_hostname) == (ssl.CERT_NONE, False)
+    verify_ca = connect_args(load_config([], {"MYSQL_SSL_MODE": "verify_ca", "MYSQL_SSL_CA": str(ca)}))["ssl"]
+    assert (verify_ca.verify_mode, verify_ca.check_hostname) == (ssl.CERT_REQUIRED, False)
+    identity = connect_args(load_config([], {"MYSQL_SSL_MODE": "verify_identity", "MYSQL_SSL_CA": str(ca)}))["ssl"]
+    assert (identity.verify_mode, identity.check_hostname) == (ssl.CERT_REQUIRED, True)
+    assert identity.get_ca_certs()[0]["subject"] == ((("commonName", "errorcount-test-ca"),),)
+
+
+def test_every_job_session_bounds_how_long_a_frozen_driver_holds_its_locks():
+    statements = session_settings(load_config([], {"MYSQL_IDLE_TIMEOUT": "45"}))
+    assert "SET SESSION wait_timeout = 45" in statements and "SET SESSION innodb_lock_wait_timeout = 45" in statements
+    assert "SET time_zone = '+00:00'" in statements
 
 
 def test_fault_hook_is_inert_by_default_and_fires_once_at_the_nth_time(monkeypatch):

@@ -12,7 +12,7 @@ from errorcount.tools import package, yarn_conf
 
 ENV = {"KAFKA_TOPIC": "t-env", "JOB_NAME": "job-env", "MYSQL_PASSWORD": "pw-hunter2", "STOP_MARKER": "hdfs:///x/STOP",
        "KAFKA_OPT_SASL_JAAS_CONFIG": "mod required password=\"hunter2\";", "KAFKA_OPT_SECURITY_PROTOCOL": "SASL_SSL",
-       "MYSQL_SSL_VERIFY_IDENTITY": "false"}
+       "MYSQL_SSL_MODE": "required"}
 
 
 def test_resolved_config_loads_in_the_container_as_on_the_submitter(tmp_path, monkeypatch):
