@@ -19,7 +19,7 @@ from pyspark.sql import DataFrame, SparkSession
 from errorcount import checkpoint, errors, logline, mysql, offsets, progress, retention, source, store, topic_metadata, watch
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
-from errorcount.errors import JobStop
+from errorcount.errors import ConfigError, JobStop
 from errorcount.parse import Contract, classify_lines_df, register_classifier
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
@@ -84,9 +84,8 @@ class Job:
     def mysql(self, what: str, action):
         """Runs a MySQL action, retrying transient failures; none of these actions is a batch, and
         each is safe to repeat, so a COMMIT whose outcome was lost is simply tried again."""
-        return retry(what, action, self.cfg.retry_seconds,
-                     lambda error: mysql.is_transient(error) or isinstance(error, store.CommitOutcomeUnknown),
-                     self.sleep, describe=mysql.failure_text(self.cfg))
+        return retry(what, action, self.cfg.retry_seconds, store.retry_outside_batch, self.sleep,
+                     describe=mysql.failure_text(self.cfg))
 
     def run(self) -> int:
         if self.marker.present():
@@ -150,8 +149,12 @@ class Job:
         seen for the first time (offsets.plan_start), stores the outcome: where a new query starts."""
         cfg = self.cfg
         stored, ids = self.mysql("reading stored offsets", lambda: store.load_position(conn, cfg.job_name, cfg.kafka_topic))
-        topic = retry("reading topic metadata", lambda: topic_metadata.describe_topic(self.spark, cfg, self.identity),
-                      cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable), self.sleep)
+        try:  # a topic missing at the first start is a config error; one deleted under the job may come back
+            topic = retry("reading topic metadata", lambda: topic_metadata.describe_topic(self.spark, cfg, self.identity),
+                          cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable) and (
+                              self.queries > 0 or not isinstance(error, topic_metadata.TopicMissing)), self.sleep)
+        except topic_metadata.TopicMissing as missing:
+            raise ConfigError(str(missing)) from None
         plan = offsets.plan_start(cfg.kafka_topic, stored, {i for i in ids if i is not None}, topic.topic_id,
                                   topic.partitions, topic.earliest, topic.latest, cfg.starting_offsets,
                                   cfg.on_data_loss == "skip")

@@ -60,6 +60,13 @@ class CommitOutcomeUnknown(Exception):
     """The connection broke while COMMIT was in flight: the batch may or may not be stored."""
 
 
+def retry_outside_batch(error: BaseException) -> bool:
+    """Whether a failed transaction other than a batch's is tried again: a transient failure, or a
+    COMMIT whose reply was lost (the lease bump, reading offsets and settle are all safe to repeat:
+    at worst the epoch moves twice)."""
+    return is_transient(error) or isinstance(error, CommitOutcomeUnknown)
+
+
 class AlreadyApplied(Exception):
     """The stored offsets are already what this transaction would store, under this instance's
     epoch: an earlier attempt whose COMMIT was reported lost was applied after all (late)."""

@@ -19,6 +19,11 @@ class KafkaUnavailable(Exception):
     """Topic metadata could not be read (broker down or unreachable): worth retrying."""
 
 
+class TopicMissing(KafkaUnavailable):
+    """The topic does not exist: a config error at the first start; while the job runs (a topic
+    deleted under it) worth waiting for, up to RETRY_SECONDS."""
+
+
 @dataclass(frozen=True)
 class TopicState:
     """Current partitions with their earliest and end (last stable) offsets, and the topic's ID."""
@@ -93,8 +98,8 @@ def describe_topic(spark: SparkSession, cfg: Config, identity: TopicIdentity) ->
         infos = consumer.partitionsFor(cfg.kafka_topic, timeout)
         partitions = sorted(int(info.partition()) for info in infos)
         if not partitions:
-            raise ConfigError(f"topic {cfg.kafka_topic!r} does not exist on {cfg.kafka_bootstrap_servers}: "
-                              "create it (make topic) or fix KAFKA_TOPIC, then restart")
+            raise TopicMissing(f"topic {cfg.kafka_topic!r} does not exist on {cfg.kafka_bootstrap_servers}: "
+                               "create it (make topic) or fix KAFKA_TOPIC, then restart")
         topic_partitions = jvm.java.util.ArrayList()
         for partition in partitions:
             topic_partitions.add(jvm.org.apache.kafka.common.TopicPartition(cfg.kafka_topic, partition))

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 
@@ -68,6 +68,29 @@ def add_partitions(topic: str, total: int) -> None:
 def delete_topic(topic: str) -> None:
     client = admin()  # must outlive the future
     client.delete_topics([topic], operation_timeout=30)[topic].result(timeout=30)
+
+
+def recreate_topic(topic: str, partitions: int, timeout: float = 60.0) -> None:
+    """Deletes the topic and creates it again under the same name (a new topic ID, offsets from 0),
+    waiting out the broker's asynchronous deletion."""
+    delete_topic(topic)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if create_topic(topic, partitions):
+                return
+        except KafkaException as error:  # still marked for deletion
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"topic {topic} could not be created again within {timeout:.0f} s: {error}") from None
+        time.sleep(0.2)
+
+
+def topic_id(topic: str) -> str:
+    """Kafka's ID of the topic as the Java client writes it (what the job stores with its offsets):
+    base64url, where librdkafka prints standard base64."""
+    client = admin()  # must outlive the future
+    description = client.describe_topics(TopicCollection([topic]))[topic].result(timeout=30)
+    return str(description.topic_id).replace("+", "-").replace("/", "_")
 
 
 def delete_records(topic: str, before: dict[int, int]) -> None:

@@ -156,6 +156,26 @@ class Writer:
 _END = object()
 
 
+class TransactionalWriter(Writer):
+    """A Writer whose records go out in Kafka transactions (as an exactly-once producer's do): the
+    job must count a committed transaction's records once and an aborted or open one's never."""
+
+    def __init__(self, topic: str, partitions: int | None = None, transactional_id: str | None = None):
+        super().__init__(topic, partitions, **{"transactional.id": transactional_id or f"errorcount-tx-{time.time_ns()}"})
+        self.producer.init_transactions(30)
+
+    def begin(self) -> None:
+        self.producer.begin_transaction()
+
+    def end(self, commit: bool) -> None:
+        """Commits or aborts the open transaction, after every record of it was sent."""
+        self.flush()
+        if commit:
+            self.producer.commit_transaction(30)
+        else:
+            self.producer.abort_transaction(30)
+
+
 def produce(topic: str, events: list[Event], partitions: int | None = None) -> None:
     """Writes events round-robin over the topic's partitions, in order (see Writer.write)."""
     Writer(topic, partitions).write(events)

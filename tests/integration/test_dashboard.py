@@ -88,8 +88,9 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
     suffix = uuid.uuid4().hex[:8]
     table, job, password = f"dash_{suffix}", f"dash-{suffix}", uuid.uuid4().hex
     database = local_stack()["MYSQL_DATABASE"]
-    apply_sql_file(admin, "grafana_reader.sql", {"reader_password": password, "`errorcount`": f"`{database}`"})
     apply_sql_file(admin, "counts_table.sql", {"counts_table": table})
+    apply_sql_file(admin, "grafana_reader.sql", {"reader_password": password, "`errorcount`": f"`{database}`",
+                                                 "`counts_table`": f"`{table}`"})
     base = datetime(2036, 3, 1, 12, 0)
     counts = {base + timedelta(minutes=m): 3 * m + 1 for m in range(10)}
     batches = [(base + timedelta(minutes=m // 3, seconds=10 * (m % 3)), m % 4) for m in range(24)]
@@ -106,6 +107,9 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
                 results.append(cursor.fetchall())
             with pytest.raises(pymysql.err.OperationalError):  # read-only: no writes
                 cursor.execute(f"DELETE FROM `{table}`")
+            for private in ("job_leases", "kafka_offsets", "counts_tables", "skipped_offsets"):  # hosts, pids, offsets
+                with pytest.raises(pymysql.err.OperationalError, match="denied"):
+                    cursor.execute(f"SELECT * FROM `{private}`")
         reader.close()
         in_range = lambda t: start.replace(tzinfo=None) <= t <= end.replace(tzinfo=None)  # noqa: E731
         assert [(t, n) for t, n in results[0]] == [(t, n) for t, n in sorted(counts.items()) if in_range(t)]

@@ -135,13 +135,22 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
                      "raw_value) VALUES ('t', 0, 7, 'bad_level', 'old')")
         query(admin, f"INSERT INTO `{database}`.ingest_batches (job, topic, epoch, records, error_lines, rejected, "
                      "offsets_before, offsets_after) VALUES ('j', 't', 1, 10, 2, 1, '{}', '{\"0\": 10}')")
-        with pytest.raises(ConfigError, match=r"job_leases\.metrics_endpoint, ingest_batches\.batches, rejected_lines\.job, "
+        # Before topic IDs, the widened count, per-partition skip reasons and counts_tables.
+        query(admin, f"ALTER TABLE `{database}`.kafka_offsets DROP COLUMN topic_id")
+        query(admin, f"ALTER TABLE `{database}`.error_log MODIFY log_count INT NOT NULL DEFAULT 0")
+        query(admin, f"ALTER TABLE `{database}`.skipped_offsets MODIFY reason VARCHAR(255) NOT NULL")
+        query(admin, f"DROP TABLE `{database}`.counts_tables")
+        query(admin, f"INSERT INTO `{database}`.kafka_offsets (job, topic, kafka_partition, next_offset) VALUES ('j', 't', 0, 10)")
+        with pytest.raises(ConfigError, match=r"kafka_offsets\.topic_id, job_leases\.metrics_endpoint, ingest_batches\.batches, "
+                                              r"rejected_lines\.job, table counts_tables, error_log\.log_count as bigint "
+                                              r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
             store.verify_schema(conn, database)
         apply_schema(conn)
         apply_schema(conn)  # and again: a no-op
         store.verify_schema(conn, database)
         assert query(admin, f"SELECT records, batches FROM `{database}`.ingest_batches") == [(10, 1)]
+        assert query(admin, f"SELECT next_offset, topic_id FROM `{database}`.kafka_offsets") == [(10, None)]  # adopted at start
         index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
                              "AND index_name = 'rejected_lines_seen' ORDER BY seq_in_index", (database,))
         assert [c for (c,) in index] == ["job", "topic", "seen_at"]

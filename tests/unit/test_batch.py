@@ -38,3 +38,15 @@ def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_sto
 ])
 def test_a_lost_commit_is_resolved_from_the_stored_offsets(stored, outcome):
     assert unknown_outcome({0: 10, 1: 5}, {0: 20, 1: 5}, stored) == outcome
+
+
+def test_a_batch_read_from_a_topic_recreated_under_the_query_is_not_committed(tmp_path):
+    from errorcount.batch import TopicRecreated
+    answers = iter(["ID-1", "ID-2", None])
+    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), None, 1, {0: 100}, 1, Retention(0),
+                               str(tmp_path), topic_id="ID-1", topic_now=lambda: next(answers))
+    committer.check_topic(7)  # still the topic the offsets belong to
+    with pytest.raises(TopicRecreated, match="batch 8: topic 'logs' now has ID ID-2, not ID-1"):
+        committer.check_topic(8)
+    with pytest.raises(TopicRecreated, match="now has ID None"):  # deleted
+        committer.check_topic(9)

@@ -4,6 +4,7 @@ import pymysql
 
 from errorcount.config import load_config
 from errorcount.mysql import failure_text, is_transient
+from errorcount.store import CommitOutcomeUnknown, retry_outside_batch
 
 
 def test_retried_failures_say_what_happened_and_where():
@@ -20,3 +21,9 @@ def test_retried_failures_say_what_happened_and_where():
     assert "(0, '')" not in describe(pymysql.err.InterfaceError(0, ""))
     server_down = failure_text(cfg, probe=lambda host, port: False)  # PyMySQL's (0, '') when reconnecting fails
     assert server_down(pymysql.err.InterfaceError(0, "")) == "MySQL refused the connection or is unreachable at db.example:3307"
+
+
+def test_a_lost_commit_outside_a_batch_is_tried_again_but_not_a_real_error():
+    assert retry_outside_batch(CommitOutcomeUnknown("connection lost during COMMIT"))
+    assert retry_outside_batch(pymysql.err.OperationalError(2013, "Lost connection"))
+    assert not retry_outside_batch(pymysql.err.ProgrammingError(1146, "Table doesn't exist"))

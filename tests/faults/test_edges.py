@@ -1,0 +1,114 @@
+"""Exactly once at the edges of a real deployment, each against the real broker and SQL server:
+transactional producers (aborted, open and committed transactions), STARTING_OFFSETS=latest with a
+quiet partition across a restart, a topic deleted and recreated (stopped and running), and a skip
+over four partitions. The expectation is a plain-Python count of the committed lines."""
+
+from datetime import datetime
+
+import pytest
+
+from errorcount.errors import EXIT_DATA_LOSS
+from errorcount.tools import kafka_admin, produce
+from errorcount.tools.produce import TransactionalWriter, Writer
+from tests.support import query, wait_until
+
+START = datetime(2037, 3, 3, 3, 0)
+PARTITIONS = 4
+LATEST = {"STARTING_OFFSETS": "latest"}
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+
+
+def errors(count: int, seed: int) -> list[produce.Event]:
+    """`count` lines that all count (ERROR, valid minute): every loss or double shows."""
+    events = [e for e in produce.generate(count * 12 + 100, seed=seed, start=START, minutes=10) if e.error_minute]
+    assert len(events) >= count
+    return events[:count]
+
+
+def to_partition(topic: str, partition: int, events: list[produce.Event], writer: Writer | None = None) -> None:
+    """Writes events, in order, to one partition (through `writer`'s producer, e.g. in its transaction)."""
+    writer = writer or Writer(topic)
+    for event in events:
+        produce.send(writer.producer, topic, event.value, partition, writer._delivered)
+    writer.flush()
+
+
+def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
+    run = scenario(PARTITIONS, START)
+    counted: list[produce.Event] = []
+    to_partition(run.topic, 3, errors(40, seed=1))  # before the first start: 'latest' leaves them out
+    first = run.driver(env=LATEST)
+    ends = kafka_admin.end_offsets(run.topic)
+    wait_until(lambda: run.offsets() == ends, 120, "STARTING_OFFSETS=latest resolved and stored for every partition")
+
+    # Row 1: an aborted transaction, a committed one, plain records; then a transaction left open.
+    tx = TransactionalWriter(run.topic, 1)
+    for events, commit in ((errors(50, seed=2), False), (errors(30, seed=3), True)):
+        tx.begin()
+        to_partition(run.topic, 0, events, tx)
+        tx.end(commit)
+        counted += events if commit else []
+    plain = errors(20, seed=4)
+    to_partition(run.topic, 0, plain)
+    counted += plain
+    run.catch_up(first, "the job to pass the transaction markers")  # stored == end offsets, markers included
+    assert run.counts() == produce.expected_counts(counted)
+    open_tx, after_open = errors(10, seed=5), errors(5, seed=6)
+    before_open = run.offsets()[0]
+    tx.begin()
+    to_partition(run.topic, 0, open_tx, tx)
+    to_partition(run.topic, 2, after_open)
+    wait_until(lambda: run.offsets()[2] == kafka_admin.end_offsets(run.topic)[2], 120, "a batch after the open transaction")
+    assert run.counts() == produce.expected_counts(counted + after_open)  # nothing of the open transaction
+    assert run.offsets()[0] == before_open  # at the last stable offset: the open transaction's first record
+    tx.end(True)
+    counted += open_tx + after_open
+    run.catch_up(first, "the job to count the transaction once committed")
+    assert run.counts() == produce.expected_counts(counted)
+    assert first.stop() == 0
+
+    # Row 2: 'latest' is never resolved again: what reached the quiet partition 1 meanwhile counts.
+    quiet, busy = errors(100, seed=7), errors(5, seed=8)
+    to_partition(run.topic, 1, quiet)
+    to_partition(run.topic, 0, busy)
+    counted += quiet + busy
+    second = run.caught_up_driver("the restarted job to read the quiet partition", env=LATEST)
+    assert run.counts() == produce.expected_counts(counted)
+    assert second.stop() == 0
+
+    # Rows 3 and 4: the topic deleted and recreated with four partitions; the stored offsets lie
+    # inside the new topic's range. Data loss (exit 4, nothing moved), unless skipped.
+    stored, old_id = run.offsets(), kafka_admin.topic_id(run.topic)
+    kafka_admin.recreate_topic(run.topic, PARTITIONS)
+    new_id = kafka_admin.topic_id(run.topic)
+    renewed = errors(2000, seed=9)
+    produce.produce(run.topic, renewed)
+    refused = run.driver(env=LATEST)
+    assert refused.wait(120) == EXIT_DATA_LOSS, refused.log()[-3000:]
+    assert f"was deleted and recreated since the job stored its offsets (topic ID {old_id}, now {new_id})" in refused.log()
+    assert (run.offsets(), run.counts()) == (stored, produce.expected_counts(counted))
+    skipping = run.caught_up_driver("the skipping job to count the new topic", env={**LATEST, "ON_DATA_LOSS": "skip"})
+    counted += renewed
+    assert run.counts() == produce.expected_counts(counted)  # every record of the new topic, none of the old twice
+    rows = query(run.admin, "SELECT kafka_partition, from_offset, to_offset, reason FROM skipped_offsets WHERE job = %s "
+                            "ORDER BY kafka_partition", (run.job,))
+    assert [(int(p), int(f), int(t)) for p, f, t, _r in rows] == [(p, stored[p], 0) for p in range(PARTITIONS)]
+    assert all(f"topic recreated: its ID was {old_id}, now {new_id}" in reason for *_x, reason in rows)
+    assert {i for (i,) in query(run.admin, "SELECT DISTINCT topic_id FROM kafka_offsets WHERE job = %s", (run.job,))} \
+        == {new_id}
+
+    # Recreated under the running query: detected at the next batch or restart, never resumed mid-topic.
+    kafka_admin.recreate_topic(run.topic, 2)
+    third = errors(3000, seed=10)  # more than the stored offsets: Spark alone could resume mid-topic
+    produce.produce(run.topic, third)
+    counted += third
+    def counted_from_the_start() -> bool:
+        skipping.check_alive()
+        ends = kafka_admin.end_offsets(run.topic)
+        return ({p: o for p, o in run.offsets().items() if p in ends} == ends
+                and run.counts() == produce.expected_counts(counted))
+    wait_until(counted_from_the_start, 240, "the running job to count the topic recreated under it from its start")
+    assert "topic recreated" in skipping.log() or "now has ID" in skipping.log()
+    assert {p: o for p, o in run.offsets().items() if p >= 2} == {2: 0, 3: 0}  # partitions the new topic lacks
+    assert skipping.stop() == 0
+    assert run.ledger()[1] == len(counted)  # records read: never an aborted one, never one twice
