@@ -140,7 +140,8 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         query(admin, f"ALTER TABLE `{database}`.error_log MODIFY log_count INT NOT NULL DEFAULT 0")
         query(admin, f"ALTER TABLE `{database}`.skipped_offsets MODIFY reason VARCHAR(255) NOT NULL")
         query(admin, f"DROP TABLE `{database}`.counts_tables")
-        query(admin, f"INSERT INTO `{database}`.kafka_offsets (job, topic, kafka_partition, next_offset) VALUES ('j', 't', 0, 10)")
+        query(admin, f"INSERT INTO `{database}`.kafka_offsets (job, topic, kafka_partition, next_offset) "
+                     "VALUES ('j', 't', 0, 10)")
         with pytest.raises(ConfigError, match=r"kafka_offsets\.topic_id, job_leases\.metrics_endpoint, ingest_batches\.batches, "
                                               r"rejected_lines\.job, table counts_tables, error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
