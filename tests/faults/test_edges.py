@@ -72,8 +72,14 @@ def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     to_partition(run.topic, 1, quiet)
     to_partition(run.topic, 0, busy)
     counted += quiet + busy
+    # Offsets as a version that kept no topic IDs stored them: adopted at this start, not taken for a recreation.
+    query(run.admin, "UPDATE kafka_offsets SET topic_id = NULL WHERE job = %s", (run.job,))
     second = run.caught_up_driver("the restarted job to read the quiet partition", env=LATEST)
     assert run.counts() == produce.expected_counts(counted)
+    current_id = kafka_admin.topic_id(run.topic)
+    assert f"adopting its current topic ID {current_id}" in second.log()
+    assert {i for (i,) in query(run.admin, "SELECT DISTINCT topic_id FROM kafka_offsets WHERE job = %s", (run.job,))} \
+        == {current_id}
     assert second.stop() == 0
 
     # Rows 3 and 4: the topic deleted and recreated with four partitions; the stored offsets lie

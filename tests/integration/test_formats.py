@@ -70,6 +70,7 @@ def counts_tables(admin):
     yield tables
     for table in tables.values():
         query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
 
 
 def test_each_format_counts_exactly_into_its_own_table(admin, counts_tables, make_topic, start_driver):
@@ -81,16 +82,21 @@ def test_each_format_counts_exactly_into_its_own_table(admin, counts_tables, mak
     drivers = {}
     for log_format, topic in topics.items():
         produce.produce(topic, events[log_format])
-        env = {**samples.FORMATS[log_format].settings, "COUNTS_TABLE": counts_tables[log_format]}
+        env = {**samples.FORMATS[log_format].settings, "COUNTS_TABLE": counts_tables[log_format],
+               "SHARE_COUNTS_TABLE": str(log_format == "json").lower()}
         drivers[log_format] = start_driver(jobs[log_format], topic, env=env)
-    # A json job reading the access topic: every record is bad_json, kept as its own dead letters.
+    # A json job reading the access topic, sharing the json job's table on purpose (both set
+    # SHARE_COUNTS_TABLE): every record is bad_json, kept as its own dead letters.
     stranger = unique("json-on-access")
     drivers["stranger"] = start_driver(stranger, topics["access"], env={
-        "LOG_FORMAT": "json", "COUNTS_TABLE": counts_tables["json"], "DEAD_LETTER_LIMIT": "100000"})
+        "LOG_FORMAT": "json", "COUNTS_TABLE": counts_tables["json"], "DEAD_LETTER_LIMIT": "100000",
+        "SHARE_COUNTS_TABLE": "true"})
 
     for log_format, topic in topics.items():
         catch_up(admin, jobs[log_format], topic, drivers[log_format], timeout=300)
     catch_up(admin, stranger, topics["access"], drivers["stranger"], timeout=300)
+    owners = query(admin, "SELECT job, shared FROM counts_tables WHERE counts_table = %s", (counts_tables["json"],))
+    assert sorted((job, int(shared)) for job, shared in owners) == sorted([(jobs["json"], 1), (stranger, 1)])
 
     for log_format in topics:
         assert error_log(admin, counts_tables[log_format]) == expected_errors(events[log_format]), log_format
