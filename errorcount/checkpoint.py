@@ -67,8 +67,9 @@ def fresh(parent: str | None = None) -> Iterator[str]:
 def planned_offsets(location: str, batch_id: int, topic: str) -> dict[int, int] | None:
     """The end offsets Spark planned for micro-batch `batch_id` of `topic`, from the checkpoint's
     offset log (written before the batch runs: a 'v1' line, the batch metadata, then one JSON line
-    per source), or None if it cannot be read. The log's format is Spark's: read it only to choose
-    how a batch runs, never to decide what is committed."""
+    per source), or None if it cannot be read. The log's format is Spark's (stable since its v1):
+    it chooses how a batch runs, and where its offsets end (offsets.batch_end, which falls back to
+    the rows' own max offset + 1 when the log is unreadable or contradicted by them)."""
     try:
         last = (Path(location) / "offsets" / str(batch_id)).read_text(encoding="utf-8").splitlines()[-1]
         return {int(partition): int(offset) for partition, offset in json.loads(last)[topic].items()}

@@ -67,6 +67,18 @@ def advance(expected: dict[int, int], ranges: dict[int, tuple[int, int]]) -> dic
     return {**expected, **{partition: high + 1 for partition, (_low, high) in ranges.items()}}
 
 
+BEFORE, AFTER, OTHER = "not applied", "applied", "fenced"
+
+
+def stored_state(stored: dict[int, int], before: dict[int, int], after: dict[int, int] | None) -> str:
+    """Whose offsets MySQL holds for a transaction that moves `before` to `after`: BEFORE (it has
+    not applied: go ahead, or commit again), AFTER (it has applied, perhaps late), OTHER (another
+    writer's: fenced). `before` wins where the two are equal (a start that stores nothing new)."""
+    if stored == before:
+        return BEFORE
+    return AFTER if after is not None and stored == after else OTHER
+
+
 def batch_end(expected: dict[int, int], ranges: dict[int, tuple[int, int]],
               planned: dict[int, int] | None) -> dict[int, int]:
     """Next offsets after a batch: the end Spark planned for it (`planned`, from the checkpoint's

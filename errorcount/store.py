@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pymysql
 from dbutils.steady_db import SteadyDBConnection
 
-from errorcount import faults, schema
+from errorcount import faults, offsets, schema
 from errorcount.errors import ConfigError, FencedError
 from errorcount.mysql import is_transient
 from errorcount.offsets import Gap, minute_key
@@ -174,9 +174,10 @@ def check_owner(cursor, job: str, topic: str, epoch: int, expected: dict[int, in
                           "If that is unexpected, make sure one instance runs per JOB_NAME.")
     cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job, topic))
     stored = {int(partition): int(offset) for partition, offset, _id in cursor.fetchall()}
-    if stored == expected:
+    state = offsets.stored_state(stored, expected, applied)
+    if state == offsets.BEFORE:
         return
-    if applied is not None and stored == applied:
+    if state == offsets.AFTER:
         raise AlreadyApplied()
     raise FencedError(
         f"the stored offsets of job {job!r} on topic {topic!r} changed behind this driver "
