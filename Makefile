@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: help setup venv java jars up down status topic run produce counts report test test-unit test-integration \
-        test-faults test-mysql chaos bench lint config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
+        test-faults test-mysql chaos bench lint typecheck config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
         yarn-up yarn-down yarn-test
 
 help: ## Show this help
@@ -71,18 +71,22 @@ counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
 report: venv ## Draw errors, rejects and commits per minute as .local/report/report.png and .html (SINCE=24h UNTIL=0s: ISO times or 30m, 2h, 7d)
 	$(PY) -m errorcount.tools.report --since "$${SINCE:-24h}" --until "$${UNTIL:-0s}"
 
-check: lint java ## Lint + unit tests, no services (a couple of minutes): before each commit
+check: lint typecheck java ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
 differential: java ## The JVM classifier against bench/pyparse.py and bench/pyformats.py on DIFFERENTIAL_VALUES (3000000) values per format
 	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py tests/unit/test_formats_differential.py
 
-config-docs: venv ## Regenerate conf/errorcount.conf and the table of docs/configuration.md from errorcount/settings.py
+config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config_type.py and the table of docs/configuration.md from errorcount/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf
+	$(PY) -m errorcount.config type > errorcount/config_type.py
 	$(PY) -m errorcount.config docs docs/configuration.md
 
 lint: venv ## Lint Python code with ruff
 	$(VENV)/bin/ruff check errorcount tests bench
+
+typecheck: venv ## Type-check errorcount/ with mypy (pinned in requirements.txt, settings in pyproject.toml)
+	$(VENV)/bin/mypy
 
 compose-check: venv ## Validate docker-compose.yml with docker-compose config
 	@scripts/stack.sh compose-check
@@ -125,7 +129,7 @@ yarn-down: venv ## Stop the local MiniYARNCluster
 yarn-test: venv jars up yarn-up package ## The job on the local YARN: AM killed mid-stream, attempt 2 resumes exact, stop marker
 	$(PY) -m pytest tests/yarn
 
-test: setup venv java jars lint compose-check up ## Lint, compose check, unit, integration, faults (CI adds make yarn-test)
+test: setup venv java jars lint typecheck compose-check up ## Lint, type check, compose check, unit, integration, faults (CI adds make yarn-test)
 	$(PY) -m pytest tests --ignore=tests/yarn
 
 clean: down yarn-down ## Stop the stack and delete .local (data, jars, secrets) and .venv

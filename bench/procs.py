@@ -31,7 +31,7 @@ class BatchLog:
 
 def batch_logs(text: str) -> list[BatchLog]:
     """The driver's batch lines (errorcount/logline.py)."""
-    return [BatchLog(r.logged_at, r.int("records"), r.int("count_ms"), r.int("commit_ms"), r.int("batch_ms"))
+    return [BatchLog(r.logged_at, r.integer("records"), r.integer("count_ms"), r.integer("commit_ms"), r.integer("batch_ms"))
             for r in logline.parse(text, logline.BATCH)]
 
 

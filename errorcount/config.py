@@ -7,18 +7,30 @@ or the shared config file.
 
     python -m errorcount.config get KEY [--config FILE]   the effective value, as the job resolves it
     python -m errorcount.config conf                      the generated conf/errorcount.conf
+    python -m errorcount.config type                      the generated errorcount/config_type.py
     python -m errorcount.config docs PAGE                 puts the reference table into PAGE
 """
 
 import argparse
-import dataclasses
 import os
 import re
 import sys
 from collections.abc import Mapping
+from typing import Any
 
+from errorcount.config_type import Config
 from errorcount.errors import EXIT_CONFIG, ConfigError
-from errorcount.settings import BY_NAME, KAFKA_ENV_PREFIX, REPLACED, SECRET_OPTION, SETTINGS, Setting, render_conf, with_table
+from errorcount.settings import (
+    BY_NAME,
+    KAFKA_ENV_PREFIX,
+    REPLACED,
+    SECRET_OPTION,
+    SETTINGS,
+    Setting,
+    render_conf,
+    render_config_type,
+    with_table,
+)
 
 # Options the Spark Kafka source manages itself and rejects, see the Kafka integration guide.
 SPARK_MANAGED = {"auto.offset.reset", "enable.auto.commit", "key.deserializer",
@@ -26,13 +38,6 @@ SPARK_MANAGED = {"auto.offset.reset", "enable.auto.commit", "key.deserializer",
 PUBLIC = tuple(s for s in SETTINGS if not s.secret)
 SECRET_ENV = "MYSQL_PASSWORD"
 
-Config = dataclasses.make_dataclass(
-    "Config",
-    [(s.field, s.kind, dataclasses.field(repr=not s.secret)) for s in SETTINGS]
-    + [("kafka_options", dict, dataclasses.field(default_factory=dict, repr=False))],
-    frozen=True)
-Config.__module__ = __name__  # pickles and prints as errorcount.config.Config
-Config.__doc__ = "Validated settings of one job run (fields: errorcount/settings.py). Secrets never appear in repr()."
 
 
 def read_config_file(path: str) -> tuple[dict[str, str], dict[str, str]]:
@@ -185,7 +190,7 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
     if isolation.strip().lower() != "read_committed":
         raise ConfigError(f"kafka.isolation.level={isolation} would count records of aborted and open Kafka "
                           "transactions; the job reads read_committed only: remove the option")
-    values = {s.field: (merged[s.name] if s.secret else typed(s, merged[s.name])) for s in SETTINGS}
+    values: dict[str, Any] = {s.field: (merged[s.name] if s.secret else typed(s, merged[s.name])) for s in SETTINGS}
     check_tls(values)
     app_lines = values["log_format"] == "app" or (values["log_format"] == "json" and values["json_message_field"]
                                                    and values["message_format"] == "app")
@@ -216,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["conf"]:
         sys.stdout.write(render_conf())
+    elif argv[:1] == ["type"]:
+        sys.stdout.write(render_config_type())
     elif argv[:1] == ["docs"] and len(argv) == 2:
         with open(argv[1], encoding="utf-8") as handle:
             page = with_table(handle.read())

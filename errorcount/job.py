@@ -16,7 +16,20 @@ from dataclasses import dataclass
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 
-from errorcount import checkpoint, errors, logline, mysql, offsets, progress, retention, source, store, topic_metadata, watch
+from errorcount import (
+    checkpoint,
+    errors,
+    logline,
+    mysql,
+    offsets,
+    progress,
+    retention,
+    session,
+    source,
+    store,
+    topic_metadata,
+    watch,
+)
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
 from errorcount.errors import ConfigError, JobStop
@@ -62,6 +75,8 @@ class Job:
     """`classify` turns the Kafka source's rows into classified lines (errorcount/parse.py's
     classify_lines_df; the bench passes its naive UDF variant)."""
 
+    identity: topic_metadata.TopicIdentity  # asks Kafka for the topic's ID; made once the lease is taken
+
     def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event,
                  classify: Callable[[DataFrame], DataFrame] = classify_lines_df):
         self.cfg, self.spark, self.stop, self.classify = cfg, spark, stop, classify
@@ -72,7 +87,6 @@ class Job:
         self.retention = retention.Retention(cfg.retention_days)  # outlives query restarts
         self.queries = 0  # started by this driver
         self.watch = Watch()  # lag, metrics and the offsets mirror, once the lease is taken
-        self.identity: topic_metadata.TopicIdentity | None = None  # the topic's ID, asked of Kafka
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -116,7 +130,7 @@ class Job:
                                                                                    endpoint))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
             listener = progress.install(self.spark, cfg.kafka_topic)
-            self.watch = watch.build(cfg, self.spark.sparkContext._jvm, lambda: listener.ends)
+            self.watch = watch.build(cfg, session.jvm(self.spark), lambda: listener.ends)
             self.watch.leased(epoch)
             self.identity = topic_metadata.TopicIdentity(self.spark, cfg)
             try:
@@ -193,7 +207,7 @@ class Job:
             log.info("%s", logline.line(logline.QUERY, self.queries, epoch=epoch, resuming=resume.stored))
             try:
                 while query.isActive and not self.stop_requested():
-                    query.awaitTermination(0.5)
+                    query.awaitTermination(0.5)  # type: ignore[arg-type]  # PySpark takes seconds as a float too
             except StreamingQueryException as error:
                 raise (committer.ended_by() or QueryFailed(first_line(error))) from None
             if not self.stop.is_set():

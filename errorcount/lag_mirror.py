@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from errorcount.retry import first_line
 
@@ -53,7 +54,7 @@ class OffsetMirror:
         self._last: dict[int, int] | None = None
         self._closed = False
         self._wake = threading.Condition()
-        self._admin = None
+        self._admin: Any = None  # a JVM Admin client, created at the first write
         self._thread = threading.Thread(target=self._run, name="errorcount-lag-mirror", daemon=True)
         self._thread.start()
 

@@ -47,7 +47,7 @@ class Record:
     number: int
     fields: dict[str, str]
 
-    def int(self, key: str) -> int:
+    def integer(self, key: str) -> int:
         return int(self.fields[key])
 
     def offsets(self, key: str = "offsets") -> dict[int, int]:

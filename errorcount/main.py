@@ -12,24 +12,17 @@ import threading
 import time
 from collections.abc import Callable
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 
 from errorcount import errors, logline
-from errorcount.config import Config, load_config
-from errorcount.errors import ConfigError, JobStop
+from errorcount.config import load_config
+from errorcount.errors import JobStop
 from errorcount.job import Job
 from errorcount.parse import classify_lines_df
+from errorcount.session import build_session
 
 log = logging.getLogger("errorcount")
 ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log
-
-
-def build_session(cfg: Config) -> SparkSession:
-    spark = SparkSession.builder.appName(f"errorcount[{cfg.job_name}]").getOrCreate()
-    if spark.conf.get("spark.sql.streaming.checkpointLocation", None):
-        raise ConfigError("spark.sql.streaming.checkpointLocation is set: Spark would resume from that "
-                          "checkpoint and silently ignore the offsets stored in MySQL. Unset it for this job.")
-    return spark
 
 
 def install_signal_handlers(stop: threading.Event) -> None:
@@ -51,6 +44,7 @@ def configure_logging(env) -> None:
     """To stderr; in a YARN container (LOG_DIRS set by the NodeManager) to a rolling file in its
     log directory instead, since YARN keeps a container's stdout/stderr as one ever-growing file."""
     log_dir = (env.get("LOG_DIRS") or "").split(",")[0]
+    handler: logging.Handler
     if log_dir:
         handler = logging.handlers.RotatingFileHandler(os.path.join(log_dir, "errorcount-driver.log"),
                                                        maxBytes=ROLL_BYTES, backupCount=ROLL_FILES)

@@ -15,6 +15,7 @@ from datetime import datetime
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from errorcount import session
 from errorcount.columns import once_per_app, select_stages
 
 CLASSIFIER_CLASS = "errorcount.ClassifyLine"  # in .local/java/errorcount-classify.jar (make java)
@@ -72,7 +73,7 @@ def register_classifier(spark: SparkSession, contract: Contract = Contract()) ->
     the YARN package pass it with --jars). A bad contract fails here, with the classifier's reason."""
     app = spark.sparkContext.applicationId
     if _registered.get(app) != contract:
-        jvm = spark.sparkContext._jvm
+        jvm = session.jvm(spark)
         classifier = getattr(jvm, CLASSIFIER_CLASS.split(".")[0]).ClassifyLine(*astuple(contract))
         spark._jsparkSession.udf().register(CLASSIFIER_UDF, classifier, jvm.org.apache.spark.sql.types.DataTypes.LongType)
         _registered.clear()

@@ -135,16 +135,18 @@ def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0
         if lease is None or int(lease[0]) != epoch:
             return PassResult(0, 0, from_id, False)
         cursor.execute(SELECT_CUTOFF, (days,))
-        cutoff = cursor.fetchone()[0]
+        row = cursor.fetchone()
+        assert row is not None, "a SELECT of an expression returns one row"
+        cutoff = row[0]
         cursor.execute(SELECT_LEDGER, (job, topic, from_id, limit))
         rows = [LedgerRow(*row) for row in cursor.fetchall()]
         plan = plan_merges(rows, cutoff, from_id)
         removed = 0
         for merge in plan.merges:
-            row = merge.merged
-            cursor.execute(UPDATE_MERGED, (row.records, row.error_lines, row.rejected, row.batches,
-                                           row.offsets_before, row.id, job, topic))
-            removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, row.id))
+            kept = merge.merged
+            cursor.execute(UPDATE_MERGED, (kept.records, kept.error_lines, kept.rejected, kept.batches,
+                                           kept.offsets_before, kept.id, job, topic))
+            removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, kept.id))
     with store.transaction(conn) as cursor:
         deleted = cursor.execute(DELETE_DEAD_LETTERS, (job, topic, cutoff, limit))
     more = (len(rows) == limit and not plan.reached_young) or deleted == limit

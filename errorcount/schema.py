@@ -70,7 +70,8 @@ def verify(cursor, database: str, counts_table: str = COUNTS_TABLE) -> None:
     for select in (SELECT_TABLES, SELECT_COLUMNS, SELECT_INDEXES):
         cursor.execute(select, (database,))
         rows.append(cursor.fetchall())
-    missing = problems(case_sensitive, *rows, counts_table)
+    tables, columns, indexes = rows
+    missing = problems(case_sensitive, tables, columns, indexes, counts_table)
     if missing:
         raise ConfigError(f"database {database!r} lacks {', '.join(missing)}: {FIX}")
 

@@ -13,6 +13,7 @@ import time
 
 from pyspark.sql import SparkSession
 
+from errorcount import session
 from errorcount.retry import first_line
 
 log = logging.getLogger("errorcount")
@@ -40,7 +41,7 @@ class StopMarker:
 
     def exists(self) -> bool:
         try:
-            jvm = self.spark._jvm
+            jvm = session.jvm(self.spark)
             path = jvm.org.apache.hadoop.fs.Path(self.path)
             found = bool(path.getFileSystem(self.spark._jsc.hadoopConfiguration()).exists(path))
         except Exception as error:  # noqa: BLE001 - a flaky file system must not stop the counting

@@ -144,7 +144,9 @@ def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, reattempt: Rea
                     "gone, submit the job again.")
         cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint))
         cursor.execute(SELECT_LEASE, (job,))
-        return int(cursor.fetchone()[0])
+        row = cursor.fetchone()
+        assert row is not None, "the lease row was just written"
+        return int(row[0])
 
 
 def load_position(conn: SteadyDBConnection, job: str, topic: str) -> tuple[dict[int, int], set[str | None]]:

@@ -1,8 +1,9 @@
 """One micro-batch's result, folded on the driver from the aggregate's few rows (pure Python:
 the store and the bench's pure-Python consumer use it without Spark)."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -20,7 +21,7 @@ class BatchSummary:
     newest_ms: int | None = None  # the newest Kafka record timestamp (epoch ms), when the rows carry it
 
 
-def summarize(rows: Iterable[Mapping], dead_letter_limit: int | None = None) -> BatchSummary:
+def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> BatchSummary:
     """Folds batch_summary_df rows (collected to the driver) into one BatchSummary, keeping at
     most `dead_letter_limit` dead letters (None: all), lowest (partition, offset) first."""
     summary = BatchSummary()
@@ -44,7 +45,7 @@ def summarize(rows: Iterable[Mapping], dead_letter_limit: int | None = None) -> 
     return summary
 
 
-def optional(row: Mapping, name: str):
+def optional(row: Any, name: str):
     """row[name], or None when the row has no such field (a pyspark Row raises ValueError)."""
     try:
         return row[name]
@@ -52,7 +53,7 @@ def optional(row: Mapping, name: str):
         return None
 
 
-def every_dead_letter(rows: Iterable[Mapping]) -> list[tuple[int, int, str, bytes | None]]:
+def every_dead_letter(rows: Iterable[Any]) -> list[tuple[int, int, str, bytes | None]]:
     """rejected_rows_df rows as dead letters (partition, offset, reason, raw value), in order."""
     return sorted((row["partition"], row["offset"], row["reject_reason"],
                    None if row["raw_value"] is None else bytes(row["raw_value"])) for row in rows)

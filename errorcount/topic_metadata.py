@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
+from errorcount import session
 from errorcount.config import Config
 from errorcount.errors import ConfigError
 from errorcount.retry import first_line
@@ -54,7 +55,7 @@ class TopicIdentity:
     query must not be resumed mid-topic)."""
 
     def __init__(self, spark: SparkSession, cfg: Config):
-        self.jvm, self.cfg = spark.sparkContext._jvm, cfg
+        self.jvm, self.cfg = session.jvm(spark), cfg
         props = self.jvm.java.util.Properties()
         for name, value in client_options(cfg).items():
             if name != "isolation.level":  # a consumer setting: the admin client would warn about it
@@ -82,7 +83,7 @@ class TopicIdentity:
 
 
 def describe_topic(spark: SparkSession, cfg: Config, identity: TopicIdentity) -> TopicState:
-    jvm = spark.sparkContext._jvm
+    jvm = session.jvm(spark)
     props = jvm.java.util.Properties()
     for name, value in client_options(cfg).items():
         props.setProperty(name, value)

@@ -74,4 +74,5 @@ def ledger(conn: pymysql.Connection, job: str) -> tuple[int, int, int, int]:
     """(batches, records, error lines, rejected) summed over the job's ledger."""
     row = query(conn, "SELECT COUNT(*), COALESCE(SUM(records), 0), COALESCE(SUM(error_lines), 0), "
                       "COALESCE(SUM(rejected), 0) FROM ingest_batches WHERE job = %s", (job,))[0]
-    return tuple(int(v) for v in row)
+    batches, records, errors, rejected = (int(v) for v in row)
+    return batches, records, errors, rejected

@@ -103,11 +103,16 @@ def finish(drivers: Drivers, conn) -> int:
     drivers.kill()
     epoch = lease_epoch(conn, drivers.job)
     drivers.ensure_running()
+    current = drivers.current
+    assert current is not None, "ensure_running started one"
     end = kafka_admin.end_offsets(drivers.topic)
-    harness.wait_until(lambda: drivers.current.check_alive() or (
-        lease_epoch(conn, drivers.job) != epoch and stored_offsets(conn, drivers.job, drivers.topic) == end),
-        3600, "the final driver to catch up")
-    return drivers.current.stop(120)
+
+    def caught_up() -> bool:
+        current.check_alive()
+        return lease_epoch(conn, drivers.job) != epoch and stored_offsets(conn, drivers.job, drivers.topic) == end
+
+    harness.wait_until(caught_up, 3600, "the final driver to catch up")
+    return current.stop(120)
 
 
 def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, server_share: float = 0.5,

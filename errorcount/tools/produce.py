@@ -145,7 +145,7 @@ class Writer:
                 if value is _END:
                     self.flush()
                     return sent
-                self.send(value, first_index + sent)
+                self.send(value, first_index + sent)  # type: ignore[arg-type]  # not _END: bytes or None
                 sent += 1
             self.producer.poll(0)
             time.sleep(0.005)  # pacing the producer, not synchronising with anything

@@ -73,14 +73,15 @@ def draw(series: Series, title: str) -> bytes:
     """The PNG: errors per minute as bars, rejects and commits per minute as lines."""
     figure, axis = pyplot.subplots(figsize=(12, 5), dpi=100)
     if series.errors:
-        axis.bar(list(series.errors), list(series.errors.values()), width=1 / 1440, color="#c0392b",
+        # matplotlib converts datetimes itself (its type stubs list numbers only)
+        axis.bar(list(series.errors), list(series.errors.values()), width=1 / 1440, color="#c0392b",  # type: ignore[arg-type]
                  label=f"errors ({sum(series.errors.values())})")
     if series.rejected:
-        axis.plot(list(series.rejected), list(series.rejected.values()), color="#34495e", zorder=3,
+        axis.plot(list(series.rejected), list(series.rejected.values()), color="#34495e", zorder=3,  # type: ignore[arg-type]
                   label=f"rejected ({sum(series.rejected.values())})")
     if series.batches:
         commits = axis.twinx()
-        commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,
+        commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,  # type: ignore[arg-type]
                      label=f"commits ({sum(series.batches.values())})")
         commits.set_ylabel("commits per minute")
         commits.set_ylim(bottom=0)

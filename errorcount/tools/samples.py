@@ -78,6 +78,7 @@ def json_event(rng: random.Random, start: datetime, minutes: int) -> Event:
     instant = start + timedelta(seconds=rng.uniform(0, minutes * 60))
     error = rng.random() < 0.15
     level = rng.choice(LEVEL_TEXT[error])
+    event: dict[str, object]
     since_epoch = instant - datetime(1970, 1, 1)
     seconds, milliseconds = since_epoch // timedelta(seconds=1), since_epoch // timedelta(milliseconds=1)
     iso = instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond:06d}"

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 def batch_plans(log: str) -> list[tuple[int, int, str]]:
     """(batch id, records, plan) of each committed batch."""
-    return [(r.number, r.int("records"), r.fields["plan"]) for r in logline.parse(log)]
+    return [(r.number, r.integer("records"), r.fields["plan"]) for r in logline.parse(log)]
 
 
 def batch_records(log: str) -> int:

@@ -187,3 +187,24 @@ def test_trigger_intervals_read_in_seconds():
     from errorcount.config import interval_seconds
 
     assert [interval_seconds(t) for t in ("500 milliseconds", "1 second", "5 seconds", "2 minutes")] == [0.5, 1, 5, 120]
+
+
+def test_generated_files_match_the_settings():
+    """conf/errorcount.conf, errorcount/config_type.py and the reference table are written from
+    SETTINGS by `make config-docs`: a setting added without regenerating fails here."""
+    from errorcount import settings
+    root = Path(__file__).resolve().parents[2]
+    assert (root / "conf" / "errorcount.conf").read_text(encoding="utf-8") == settings.render_conf()
+    assert (root / "errorcount" / "config_type.py").read_text(encoding="utf-8") == settings.render_config_type()
+    page = (root / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert page == settings.with_table(page)
+
+
+def test_config_fields_are_the_settings_with_their_types():
+    """An independent reading of the generated class: its annotations, in order, against SETTINGS."""
+    import dataclasses
+
+    from errorcount.config import Config
+    from errorcount.settings import SETTINGS
+    declared = [(f.name, f.type) for f in dataclasses.fields(Config)]
+    assert declared == [(s.name.lower(), s.kind) for s in SETTINGS] + [("kafka_options", dict[str, str])]

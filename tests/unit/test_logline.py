@@ -15,7 +15,7 @@ WRITTEN = ("2026-11-22 09:27:34,505 INFO errorcount.batch: batch 12: records=500
 def test_a_literal_batch_line_reads_back_field_by_field():
     (record,) = logline.parse("noise\n" + WRITTEN + "\nINFO errorcount: resuming from {0: 1}\n")
     assert record.number == 12 and record.logged_at == 1795339654.505  # 09:27:34.505 UTC
-    assert (record.int("records"), record.int("errors"), record.fields["plan"]) == (500, 80, "one-task")
+    assert (record.integer("records"), record.integer("errors"), record.fields["plan"]) == (500, 80, "one-task")
     assert record.offsets() == {0: 10, 1: 12}
 
 
@@ -25,7 +25,7 @@ def test_the_writer_produces_the_line_the_parser_reads():
     message = logline.line(logline.BATCH, 3, records=7, offsets={1: 9, 0: 4}, plan="parallel", count_ms=1)
     text = formatter.format(logging.LogRecord("errorcount.batch", logging.INFO, __file__, 1, message, (), None))
     (record,) = logline.parse(text)
-    assert (record.number, record.int("records"), record.offsets(), record.fields["plan"]) == (3, 7, {0: 4, 1: 9}, "parallel")
+    assert (record.number, record.integer("records"), record.offsets(), record.fields["plan"]) == (3, 7, {0: 4, 1: 9}, "parallel")
     assert abs(record.logged_at - time.time()) < 5
     assert logline.parse(text, logline.SPARK_BATCH) == []
 
@@ -33,7 +33,7 @@ def test_the_writer_produces_the_line_the_parser_reads():
 def test_spark_batch_lines_are_their_own_event():
     text = "2026-11-22 09:27:34,505 INFO errorcount.progress: " + progress_line(4, 9, {"triggerExecution": 12})
     (record,) = logline.parse(text, logline.SPARK_BATCH)
-    assert (record.number, record.int("rows"), record.int("trigger_ms"), record.int("planning_ms")) == (4, 9, 12, 0)
+    assert (record.number, record.integer("rows"), record.integer("trigger_ms"), record.integer("planning_ms")) == (4, 9, 12, 0)
     assert logline.parse(text) == []  # not a batch line
 
 
