@@ -16,7 +16,7 @@ help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt requirements-driver.txt pyproject.toml
+$(STAMP): requirements.txt requirements-driver.txt requirements-tools.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt
@@ -74,7 +74,7 @@ report: venv ## Draw errors, rejects and commits per minute as .local/report/rep
 check: lint typecheck java ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
-differential: java ## The JVM classifier against bench/pyparse.py and bench/pyformats.py on DIFFERENTIAL_VALUES (3000000) values per format
+differential: java ## The JVM classifier against errorcount/testkit/pyparse.py and errorcount/testkit/pyformats.py on DIFFERENTIAL_VALUES (3000000) values per format
 	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py tests/unit/test_formats_differential.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config_type.py and the table of docs/configuration.md from errorcount/settings.py

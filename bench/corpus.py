@@ -1,7 +1,7 @@
 """The bench corpus: deterministic, seeded log lines of ~100 bytes, ~15 % ERROR, ~5 % malformed,
 spread over a few hours of minutes, with the expected per-minute counts computed here in plain
 Python (never with the job's parser), so every variant's error_log can be checked against it.
-The access and json corpora come from errorcount/tools/samples.py (expectations computed there)."""
+The access and json corpora come from errorcount/testkit/samples.py (expectations computed there)."""
 
 import json
 import random
@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from errorcount.tools import kafka_admin, produce, samples
+from errorcount.testkit import samples
+from errorcount.tools import kafka_admin, produce
 
 CORPUS_VERSION = 1  # bump when the generator changes: the topic name carries it
 START = datetime(2026, 1, 5, 6, 0)
@@ -57,11 +58,11 @@ class Generator:
         rng = self.rng
         roll = rng.random()
         if roll < 0.05:
-            return rng.choice(produce.BAD_VALUES), None, True
+            return rng.choice(samples.BAD_VALUES), None, True
         is_error = roll < 0.20
-        minute, zone = rng.randrange(self.minutes), rng.choice(produce.ZONES)
+        minute, zone = rng.randrange(self.minutes), rng.choice(samples.ZONES)
         date, hm = self.head(minute, zone)
-        level = rng.choice(produce.LEVELS_ERROR if is_error else produce.LEVELS_OTHER)
+        level = rng.choice(samples.LEVELS_ERROR if is_error else samples.LEVELS_OTHER)
         fraction = rng.choice(("", ".%03d", ",%06d", ".123456789"))
         if "%" in fraction:
             fraction %= rng.randrange(1000)

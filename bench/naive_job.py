@@ -1,5 +1,5 @@
 """(d) The naive PySpark job: the same driver, source, aggregation and MySQL transaction as
-errorcount/main.py, but the parse is a Python UDF (bench/pyparse.py), as a user might first write it.
+errorcount/main.py, but the parse is a Python UDF (errorcount/testkit/pyparse.py), as a user might first write it.
 Every row then travels JVM -> Python worker -> JVM. Run by the bench via scripts/run.sh (APP_MAIN)."""
 
 import sys
@@ -8,18 +8,20 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from bench import pyparse
 from errorcount import main as app_main
-from errorcount.parse import RAW_PREFIX_BYTES
+from errorcount.parse import RAW_PREFIX_BYTES, Contract
+from errorcount.testkit import pyparse
 
 PARSED = T.StructType([T.StructField("minute", T.LongType()), T.StructField("is_error", T.BooleanType()),
                        T.StructField("reject_reason", T.StringType())])
 classify_udf = F.udf(pyparse.classify, PARSED)
 
 
-def classify_lines_udf_df(df: DataFrame) -> DataFrame:
+def classify_lines_udf_df(df: DataFrame, contract: Contract) -> DataFrame:
     """In: Kafka rows. Out: partition, offset, minute, is_error, reject_reason, raw_value (as
-    classify_lines_df)."""
+    classify_lines_df). The app contract as written only (the bench's corpus)."""
+    if contract != Contract.with_settings():
+        raise ValueError("the naive job knows the app contract as written only")
     parsed = df.select("partition", "offset", "value", classify_udf("value").alias("parsed"))
     raw_value = F.when(F.col("parsed.reject_reason").isNotNull(), F.substring("value", 1, RAW_PREFIX_BYTES))
     return parsed.select("partition", "offset", "parsed.minute", "parsed.is_error", "parsed.reject_reason",

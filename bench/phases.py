@@ -9,7 +9,8 @@ from pathlib import Path
 
 from bench import procs
 from bench.corpus import Corpus
-from errorcount.tools import admin_db, harness, kafka_admin, samples
+from errorcount.testkit import samples
+from errorcount.tools import admin_db, harness, kafka_admin
 from errorcount.tools.localenv import local_stack
 
 ROOT = procs.ROOT

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 
 from errorcount.aggregate import batch_summary_df, dead_letter_slots
 from errorcount.config import load_config
-from errorcount.parse import CLASSIFIER_UDF, Contract, classify_lines_df, register_classifier
+from errorcount.parse import Contract, classify_lines_df, register_classifier
 
 
 def timed(action, runs: int = 3) -> float:
@@ -29,7 +29,11 @@ def main() -> int:
     topic, records = os.environ["KAFKA_TOPIC"], int(os.environ["BENCH_PROFILE_RECORDS"])
     spark = SparkSession.builder.appName("errorcount-bench-profile").getOrCreate()
     cfg = load_config(sys.argv[1:], os.environ)  # scripts/run.sh passes --config
-    register_classifier(spark, Contract.of(cfg))  # the log format of the corpus (LOG_FORMAT...)
+    contract = Contract.of(cfg)  # the log format of the corpus (LOG_FORMAT...)
+    function = register_classifier(spark, contract)
+
+    def classify(df: DataFrame) -> DataFrame:
+        return classify_lines_df(df, contract)
     partitions = int(os.environ["BENCH_PARTITIONS"])
     ends = {topic: {str(p): records // partitions for p in range(partitions)}}
     source = (spark.read.format("kafka").option("kafka.bootstrap.servers", os.environ["KAFKA_BOOTSTRAP_SERVERS"])
@@ -45,12 +49,12 @@ def main() -> int:
     slots = dead_letter_slots(1000, partitions)  # DEAD_LETTER_LIMIT's default
     steps = [("Kafka read (Spark source)", lambda: consume(source)),
              ("+ the JVM classifier (packed outcome)", lambda: consume(source.select(
-                 "partition", "offset", F.call_function(CLASSIFIER_UDF, F.col("value")).alias("packed")))),
+                 "partition", "offset", F.call_function(function, F.col("value")).alias("packed")))),
              ("+ minute, reject reason, raw prefix (classify_lines_df)",
-              lambda: consume(source.transform(classify_lines_df))),
-             ("+ aggregate without dead letters", lambda: source.transform(classify_lines_df)
+              lambda: consume(source.transform(classify))),
+             ("+ aggregate without dead letters", lambda: source.transform(classify)
               .transform(batch_summary_df).collect()),
-             ("+ dead letters (the job's one Spark job per batch)", lambda: source.transform(classify_lines_df)
+             ("+ dead letters (the job's one Spark job per batch)", lambda: source.transform(classify)
               .transform(lambda d: batch_summary_df(d, slots)).collect())]
     result = []
     for name, action in steps:

@@ -1,5 +1,5 @@
 """(c) What a user would write instead of the Spark job: one Python process with confluent-kafka,
-the same parsing contract (bench/pyparse.py) and the same MySQL transaction per batch as the job
+the same parsing contract (errorcount/testkit/pyparse.py) and the same MySQL transaction per batch as the job
 (errorcount/store.py commit_batch: lease check, counts upsert, offsets, ledger row).
 
     python -m bench.pyconsumer --until '{"0": 500000, ...}'    (config from the environment)
@@ -13,18 +13,32 @@ import os
 import socket
 import sys
 import time
+from dataclasses import dataclass, field
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
-from bench import pyparse
 from errorcount import mysql, offsets, store
 from errorcount.config import load_config
 from errorcount.summary import BatchSummary
+from errorcount.testkit import pyparse
 
 
-def parse_batch(messages, summary: BatchSummary) -> None:
-    """Folds consumed messages into the running batch (the job's BatchSummary): counts,
-    per-minute ERRORs, offset ranges."""
+@dataclass
+class Running:
+    """The batch being consumed: counts, per-minute ERRORs, offset ranges (the job's BatchSummary, growing)."""
+
+    records: int = 0
+    errors: int = 0
+    rejected: int = 0
+    minute_counts: dict[int, int] = field(default_factory=dict)
+    ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def summary(self) -> BatchSummary:
+        return BatchSummary(self.records, self.errors, self.rejected, self.minute_counts, self.ranges)
+
+
+def parse_batch(messages, summary: Running) -> None:
+    """Folds consumed messages into the running batch."""
     counts, ranges = summary.minute_counts, summary.ranges
     for message in messages:
         if message.error():
@@ -51,14 +65,15 @@ def main() -> int:
     until = {int(p): o for p, o in json.loads(args.until).items()}
     cfg = load_config([], os.environ)
     conn = mysql.connect(cfg)
-    epoch = store.acquire_lease(conn, cfg.job_name, f"{socket.gethostname()} pid {os.getpid()} bench.pyconsumer")
-    stored = store.load_offsets(conn, cfg.job_name, cfg.kafka_topic)
+    job_store = store.Store(conn, cfg.job_name, cfg.kafka_topic, cfg.counts_table)
+    job_store.acquire_lease(f"{socket.gethostname()} pid {os.getpid()} bench.pyconsumer")
+    stored = job_store.load_offsets()
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap_servers, "group.id": cfg.job_name,
                          "enable.auto.commit": False, "enable.partition.eof": True})
     consumer.assign([TopicPartition(cfg.kafka_topic, p, stored.get(p, OFFSET_BEGINNING)) for p in sorted(until)])
     first = None
     commit_ms: list[float] = []
-    summary = BatchSummary()
+    summary = Running()
     started = time.time()
     while stored != until:
         messages = consumer.consume(num_messages=10000, timeout=1.0)
@@ -68,9 +83,9 @@ def main() -> int:
         after = offsets.advance(stored, summary.ranges)
         if summary.records >= args.batch or (after == until and summary.records):
             begin = time.monotonic()
-            store.commit_batch(conn, cfg.job_name, cfg.kafka_topic, epoch, summary, stored, after)
+            job_store.commit_batch(summary.summary(), stored, after)
             commit_ms.append((time.monotonic() - begin) * 1000)
-            stored, summary = after, BatchSummary()
+            stored, summary = after, Running()
     done = time.time()
     consumer.close()
     conn.close()

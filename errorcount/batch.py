@@ -1,6 +1,7 @@
-"""The foreachBatch handler: one Spark job to count and keep dead letters, one MySQL transaction
-to commit."""
+"""The foreachBatch handler, in two steps: count (one Spark job, and a second only to keep every
+dead letter) gives a complete, frozen BatchSummary; commit stores it in one MySQL transaction."""
 
+import dataclasses
 import logging
 import threading
 import time
@@ -8,10 +9,11 @@ from collections.abc import Callable
 
 from pyspark.sql import DataFrame
 
-from errorcount import checkpoint, faults, logline, mysql, offsets, store, topic_metadata
+from errorcount import checkpoint, logline, mysql, offsets, store, topic_metadata
 from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
 from errorcount.config import Config
 from errorcount.errors import FencedError, JobStop
+from errorcount.faults import Hooks
 from errorcount.retention import Retention
 from errorcount.retry import retry
 from errorcount.summary import BatchSummary, every_dead_letter, summarize
@@ -39,11 +41,26 @@ APPLIED, NOT_APPLIED, FENCED = offsets.AFTER, offsets.BEFORE, offsets.OTHER
 
 def unknown_outcome(before: dict[int, int], after: dict[int, int], stored: dict[int, int]) -> str:
     """What a COMMIT whose reply was lost did, from the offsets MySQL holds when asked (a plain
-    read: a COMMIT still under way is not seen yet). The batch's own `after`: applied. `before`:
-    not applied, or not yet (the retry's locking read waits for it and then finds `after`:
-    store.AlreadyApplied). Anything else: another instance wrote this job. The same rule as
-    store.check_owner's: offsets.stored_state."""
+    read: a COMMIT still under way is not seen yet). The batch's own `after`: APPLIED, carry on.
+    `before`: NOT_APPLIED, commit again; if it was only not applied *yet*, the retry's locking
+    read waits for it, finds `after` and writes nothing (store.AlreadyApplied). Anything else:
+    FENCED, another instance wrote this job. The same rule as Store.check_owner's: offsets.stored_state."""
     return offsets.stored_state(stored, before, after)
+
+
+def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, one_task: bool, hooks: Hooks) -> BatchSummary:
+    """Step one of a batch: its BatchSummary, complete (dead letters included) and frozen. One Spark
+    job; a second only when two rejects of a partition fell on one dead-letter slot while every
+    reject fits under DEAD_LETTER_LIMIT (that job reads at most the limit's rows)."""
+    # One task reading every partition leaves the aggregate a single partition, so Spark
+    # plans no shuffle: one stage instead of two, ~20-30 ms less for a small batch, but one core.
+    source = batch_df.coalesce(1) if one_task else batch_df
+    with hooks.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
+        rows = batch_summary_df(source, slots).collect()
+    summary = summarize(rows, dead_letter_limit)
+    if len(summary.dead_letters) < summary.rejected <= dead_letter_limit:
+        summary = dataclasses.replace(summary, dead_letters=every_dead_letter(rejected_rows_df(source).collect()))
+    return summary
 
 
 class BatchCommitter:
@@ -55,10 +72,10 @@ class BatchCommitter:
     `retention` prunes old rows after a commit, when a pass is due. stop() waits for a batch
     boundary; ended_by() tells the JobStop that ended the query, if one did."""
 
-    def __init__(self, cfg: Config, conn, epoch: int, stored: dict[int, int], partitions: int,
+    def __init__(self, cfg: Config, job_store: store.Store, stored: dict[int, int], partitions: int,
                  retention: Retention, checkpoint: str, watch: Watch | None = None, topic_id: str | None = None,
                  topic_now: Callable[[], str | None] | None = None):
-        self.cfg, self.conn, self.epoch = cfg, conn, epoch
+        self.cfg, self.store, self.hooks = cfg, job_store, job_store.hooks
         self.topic_id, self.topic_now = topic_id, topic_now  # the topic's ID at start; asking Kafka for it now
         self.watch = watch or Watch()
         self.retention = retention
@@ -97,30 +114,20 @@ class BatchCommitter:
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id, self.cfg.kafka_topic)  # read once per batch
         planned = self.planned_records(batch_id, ends)
         one_task = planned is not None and planned <= self.cfg.single_task_max_records
-        # One task reading every partition leaves the aggregate a single partition, so Spark
-        # plans no shuffle: one stage instead of two, ~20-30 ms less for a small batch, but one core.
-        source = batch_df.coalesce(1) if one_task else batch_df
-        with faults.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
-            rows = batch_summary_df(source, self.slots).collect()
-        summary = summarize(rows, self.cfg.dead_letter_limit)
+        summary = count(batch_df, self.slots, self.cfg.dead_letter_limit, one_task, self.hooks)
         # Spark's planned end also moves past transaction markers and aborted records, which the
         # rows never show: a batch of only those commits its offsets too, so nothing stalls.
         after = offsets.batch_end(self.expected, summary.ranges, ends)
         if after == self.expected:
             return
-        if len(summary.dead_letters) < summary.rejected <= self.cfg.dead_letter_limit:
-            # Two rejects of a partition fell on one slot: every reject fits under the cap, so a
-            # second job (at most DEAD_LETTER_LIMIT rows) keeps them all. A clean batch, or one
-            # whose picks kept every reject, runs one job.
-            summary.dead_letters = every_dead_letter(rejected_rows_df(source).collect())
         offsets.check_no_overlap(self.expected, summary.ranges)
         self.check_topic(batch_id)
         counted = time.monotonic()
-        faults.fail_point("query_fails")
-        faults.crash_point("before_transaction")
+        self.hooks.fail("query_fails")
+        self.hooks.crash("before_transaction")
         commit_started = time.monotonic()
         self.commit(summary, after, batch_id)
-        faults.crash_point("after_commit")
+        self.hooks.crash("after_commit")
         done = time.monotonic()
         self.expected = after
         behind, seconds = self.watch.committed(summary, after, done - started, done - commit_started)
@@ -133,7 +140,7 @@ class BatchCommitter:
             plan="one-task" if one_task else "parallel", count_ms=int((counted - started) * 1000),
             commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000),
             lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
-        self.retention.after_commit(self.conn, self.cfg.job_name, self.cfg.kafka_topic, self.epoch)
+        self.retention.after_commit(self.store)
 
     def planned_records(self, batch_id: int, ends: dict[int, int] | None = None) -> int | None:
         """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
@@ -166,14 +173,12 @@ class BatchCommitter:
 
         def attempt() -> None:
             try:
-                if not store.commit_batch(self.conn, cfg.job_name, cfg.kafka_topic, self.epoch, summary, before, after,
-                                          cfg.counts_table, self.topic_id):
+                if not self.store.commit_batch(summary, before, after, self.topic_id):
                     log.info("batch %d: an earlier attempt's commit had been applied late; carrying on", batch_id)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
-                stored = retry("re-reading the stored offsets", lambda: store.load_offsets(
-                    self.conn, cfg.job_name, cfg.kafka_topic), cfg.retry_seconds, mysql.is_transient,
-                    describe=mysql.failure_text(cfg))
+                stored = retry("re-reading the stored offsets", self.store.load_offsets, cfg.retry_seconds,
+                               mysql.is_transient, describe=mysql.failure_text(cfg))
                 outcome = unknown_outcome(before, after, stored)
                 if outcome == APPLIED:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)

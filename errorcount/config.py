@@ -18,6 +18,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from errorcount import __version__
 from errorcount.config_type import Config
 from errorcount.errors import EXIT_CONFIG, ConfigError
 from errorcount.settings import (
@@ -79,6 +80,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="errorcount", allow_abbrev=False,  # else --mysql-password would abbreviate --mysql-password-file
         description="Count ERROR log lines per minute from Kafka into MySQL, exactly once.")
+    parser.add_argument("--version", action="version", version=f"errorcount {__version__}")
     parser.add_argument("--config", help="config file (KEY = value lines); default: none")
     for s in PUBLIC:
         parser.add_argument(s.flag, dest=s.name, help=f"{s.doc} (env {s.name}; default {s.default!r})")

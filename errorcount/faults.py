@@ -1,4 +1,6 @@
-"""Test-only fault injection, inert unless ERRORCOUNT_FAULT is set (never set it in production).
+"""Where a test may interrupt the job: the Hooks object the driver is built with (Job, Store,
+BatchCommitter take it). NO_FAULTS, the default, does nothing; main() builds Faults only when
+ERRORCOUNT_FAULT is set (never set it in production).
 
 ERRORCOUNT_FAULT=POINT or POINT@N fires at the N-th time (default 1st) the driver reaches POINT:
   before_transaction     SIGKILL the driver (JVM and Python) before a batch's transaction begins
@@ -17,19 +19,53 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+
+from errorcount.errors import ConfigError
 
 ENV = "ERRORCOUNT_FAULT"
+POINTS = ("before_transaction", "before_commit", "after_commit", "during_spark_job", "commit_lost_applied",
+          "commit_lost_unapplied", "query_fails")
 log = logging.getLogger("errorcount.faults")
-_reached: dict[str, int] = {}
 
 
-def fires(point: str) -> bool:
-    name, _, nth = os.environ.get(ENV, "").partition("@")
-    if name != point:
+class InjectedFailure(RuntimeError):
+    """What a failing point raises: an ordinary error, as a bug or a lost executor would be."""
+
+
+class Hooks:
+    """The points of the commit path a test can reach, each named in POINTS. These do nothing."""
+
+    def crash(self, point: str) -> None:
+        """The driver may die here (SIGKILL)."""
+
+    def fail(self, point: str) -> None:
+        """The batch may raise InjectedFailure here."""
+
+    def lose_commit(self, point: str) -> bool:
+        """True: act as if the connection broke around COMMIT (its outcome unknown)."""
         return False
-    _reached[point] = _reached.get(point, 0) + 1
-    return _reached[point] == int(nth or 1)
+
+    @contextlib.contextmanager
+    def killed_during(self, point: str, job_running: Callable[[], bool]) -> Iterator[None]:
+        """Wraps a Spark action during which the driver may die."""
+        yield
+
+
+NO_FAULTS = Hooks()
+
+
+def from_env(env: Mapping[str, str]) -> Hooks:
+    """The hooks ERRORCOUNT_FAULT asks for; NO_FAULTS without it."""
+    spec = env.get(ENV, "")
+    if not spec:
+        return NO_FAULTS
+    name, _, nth = spec.partition("@")
+    if name not in POINTS or not (nth or "1").isdigit():
+        raise ConfigError(f"{ENV}={spec!r}: expected POINT or POINT@N, POINT one of {', '.join(POINTS)} (tests only: "
+                          "unset it to run the job)")
+    log.warning("%s=%s: this driver will be interrupted on purpose (tests only)", ENV, spec)
+    return Faults(name, int(nth or 1))
 
 
 def die() -> None:
@@ -44,44 +80,54 @@ def die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def crash_point(point: str) -> None:
-    if fires(point):
-        die()
+class Faults(Hooks):
+    """Fires `point` once, the `nth` time the driver reaches it."""
 
+    def __init__(self, point: str, nth: int = 1, kill: Callable[[], None] = die):
+        self.point, self.nth, self.kill = point, nth, kill
+        self.reached = 0
 
-class InjectedFailure(RuntimeError):
-    """What fail_point raises: an ordinary error, as a bug or a lost executor would be."""
+    def fires(self, point: str) -> bool:
+        if point != self.point:
+            return False
+        self.reached += 1
+        return self.reached == self.nth
 
+    def crash(self, point: str) -> None:
+        if self.fires(point):
+            self.kill()
 
-def fail_point(point: str) -> None:
-    if fires(point):
-        raise InjectedFailure(f"fault {point}: this batch fails on purpose (ERRORCOUNT_FAULT)")
+    def fail(self, point: str) -> None:
+        if self.fires(point):
+            raise InjectedFailure(f"fault {point}: this batch fails on purpose ({ENV})")
 
+    def lose_commit(self, point: str) -> bool:
+        return self.fires(point)
 
-@contextlib.contextmanager
-def killed_during(point: str, job_running: Callable[[], bool]) -> Iterator[None]:
-    """Wraps a Spark action. When `point` fires, a watcher SIGKILLs the driver as soon as
-    `job_running()` is true; if the action returns first, the driver dies on leaving the block.
-    Either way the kill lands before anything after the action (a timer could land after it)."""
-    if not fires(point):
-        yield
-        return
-    finished, seen = threading.Event(), threading.Event()
+    @contextlib.contextmanager
+    def killed_during(self, point: str, job_running: Callable[[], bool]) -> Iterator[None]:
+        """When `point` fires, a watcher kills the driver as soon as `job_running()` is true; if
+        the action returns first, the driver dies on leaving the block. Either way the kill lands
+        before anything after the action (a timer could land after it)."""
+        if not self.fires(point):
+            yield
+            return
+        finished, seen = threading.Event(), threading.Event()
 
-    def watch() -> None:
-        while not finished.is_set():
-            if job_running():
-                seen.set()
-                log.warning("fault %s: killing the driver while a Spark job runs", point)
-                die()
-                return
-            finished.wait(0.005)
+        def watch() -> None:
+            while not finished.is_set():
+                if job_running():
+                    seen.set()
+                    log.warning("fault %s: killing the driver while a Spark job runs", point)
+                    self.kill()
+                    return
+                finished.wait(0.005)
 
-    threading.Thread(target=watch, daemon=True).start()
-    try:
-        yield
-    finally:
-        finished.set()
-        if not seen.is_set():
-            log.warning("fault %s: the Spark job ended before it was seen running; killing the driver now", point)
-        die()
+        threading.Thread(target=watch, daemon=True).start()
+        try:
+            yield
+        finally:
+            finished.set()
+            if not seen.is_set():
+                log.warning("fault %s: the Spark job ended before it was seen running; killing the driver now", point)
+            self.kill()

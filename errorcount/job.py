@@ -10,15 +10,15 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyspark.errors import StreamingQueryException
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import SparkSession
 
 from errorcount import (
     checkpoint,
     errors,
+    faults,
     logline,
     mysql,
     offsets,
@@ -33,7 +33,7 @@ from errorcount import (
 from errorcount.batch import BatchCommitter
 from errorcount.config import Config
 from errorcount.errors import ConfigError, JobStop
-from errorcount.parse import Contract, classify_lines_df, register_classifier
+from errorcount.parse import Classify, Contract, classify_lines_df
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
 from errorcount.watch import Watch
@@ -78,8 +78,8 @@ class Job:
     identity: topic_metadata.TopicIdentity  # asks Kafka for the topic's ID; made once the lease is taken
 
     def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event,
-                 classify: Callable[[DataFrame], DataFrame] = classify_lines_df):
-        self.cfg, self.spark, self.stop, self.classify = cfg, spark, stop, classify
+                 classify: Classify = classify_lines_df, hooks: faults.Hooks = faults.NO_FAULTS):
+        self.cfg, self.spark, self.stop, self.classify, self.hooks = cfg, spark, stop, classify, hooks
         self.owner = f"{socket.gethostname()} pid {os.getpid()} app {spark.sparkContext.applicationId}"
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
@@ -116,37 +116,35 @@ class Job:
         cfg = self.cfg
         conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
         try:
-            self.mysql("checking the schema", lambda: store.verify_schema(conn, cfg.mysql_database,
-                                                                                 cfg.counts_table))
-            sharing = self.mysql("claiming the counts table", lambda: store.claim_counts_table(
-                conn, cfg.counts_table, cfg.job_name, cfg.share_counts_table))
+            job_store = store.Store(conn, cfg.job_name, cfg.kafka_topic, cfg.counts_table, self.hooks)
+            self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
+            sharing = self.mysql("claiming the counts table", lambda: job_store.claim_counts_table(cfg.share_counts_table))
             if sharing:
                 log.info("COUNTS_TABLE %s is shared with job(s) %s (SHARE_COUNTS_TABLE)", cfg.counts_table, sharing)
             if cfg.retention_days:
                 self.mysql("checking what retention needs", lambda: retention.check_ready(conn))
             reattempt = yarn_reattempt(self.spark, os.environ)
             endpoint = watch.endpoint(cfg)
-            epoch = self.mysql("taking the job lease", lambda: store.acquire_lease(conn, cfg.job_name, self.owner, reattempt,
-                                                                                   endpoint))
+            epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
             listener = progress.install(self.spark, cfg.kafka_topic)
             self.watch = watch.build(cfg, session.jvm(self.spark), lambda: listener.ends)
             self.watch.leased(epoch)
             self.identity = topic_metadata.TopicIdentity(self.spark, cfg)
             try:
-                return self.supervise(conn, epoch)
+                return self.supervise(job_store)
             finally:
                 self.identity.close()
                 self.watch.close()
         finally:
             conn.close()
 
-    def supervise(self, conn, epoch: int) -> int:
+    def supervise(self, job_store: store.Store) -> int:
         failures: list[float] = []
         while True:
-            resume = self.prepare(conn, epoch)
+            resume = self.prepare(job_store)
             try:
-                return self.run_query(conn, epoch, resume)
+                return self.run_query(job_store, resume)
             except QueryFailed as failure:
                 now = time.monotonic()
                 failures = [t for t in failures if now - t < RESTART_WINDOW] + [now]
@@ -158,11 +156,11 @@ class Job:
                 self.watch.query_restarted()
                 self.sleep(delay)
 
-    def prepare(self, conn, epoch: int) -> Resume:
+    def prepare(self, job_store: store.Store) -> Resume:
         """Reads the stored offsets and the topic, settles data loss, a recreated topic and partitions
         seen for the first time (offsets.plan_start), stores the outcome: where a new query starts."""
         cfg = self.cfg
-        stored, ids = self.mysql("reading stored offsets", lambda: store.load_position(conn, cfg.job_name, cfg.kafka_topic))
+        stored, ids = self.mysql("reading stored offsets", job_store.load_position)
         try:  # a topic missing at the first start is a config error; one deleted under the job may come back
             topic = retry("reading topic metadata", lambda: topic_metadata.describe_topic(self.spark, cfg, self.identity),
                           cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable) and (
@@ -176,8 +174,8 @@ class Job:
             log.info("topic %r: adopting its current topic ID %s for offsets stored before topic IDs were kept",
                      cfg.kafka_topic, topic.topic_id)
         if plan.offsets != stored or plan.skipped or None in ids:
-            self.mysql("storing where the job starts", lambda: store.settle(
-                conn, cfg.job_name, cfg.kafka_topic, epoch, stored, plan.offsets, topic.topic_id, plan.skipped))
+            self.mysql("storing where the job starts", lambda: job_store.settle(stored, plan.offsets, topic.topic_id,
+                                                                                plan.skipped))
         for gap in plan.skipped:
             log.warning("topic %r partition %d: skipped from offset %d to %d, as ON_DATA_LOSS=skip allows: %s",
                         cfg.kafka_topic, gap.partition, gap.stored, gap.resume, gap.why)
@@ -189,14 +187,13 @@ class Job:
         start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, plan.offsets)
         return Resume(plan.offsets, len(topic.partitions), start, topic.topic_id)
 
-    def run_query(self, conn, epoch: int, resume: Resume) -> int:
+    def run_query(self, job_store: store.Store, resume: Resume) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
-            committer = BatchCommitter(self.cfg, conn, epoch, resume.stored, resume.partitions, self.retention, location,
+            committer = BatchCommitter(self.cfg, job_store, resume.stored, resume.partitions, self.retention, location,
                                        self.watch, topic_id=resume.topic_id, topic_now=self.identity.current)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
-            register_classifier(self.spark, Contract.of(self.cfg))
-            lines = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets).transform(self.classify)
+            lines = self.classify(source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets), Contract.of(self.cfg))
             query = (lines.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")
                      .option("checkpointLocation", "file://" + location)
@@ -204,7 +201,7 @@ class Job:
                      .foreachBatch(committer)
                      .start())
             self.queries += 1
-            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=epoch, resuming=resume.stored))
+            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=job_store.epoch, resuming=resume.stored))
             try:
                 while query.isActive and not self.stop_requested():
                     query.awaitTermination(0.5)  # type: ignore[arg-type]  # PySpark takes seconds as a float too

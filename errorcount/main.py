@@ -10,15 +10,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 
-from pyspark.sql import DataFrame
-
-from errorcount import errors, logline
+from errorcount import __version__, errors, faults, logline
 from errorcount.config import load_config
 from errorcount.errors import JobStop
 from errorcount.job import Job
-from errorcount.parse import classify_lines_df
+from errorcount.parse import Classify, classify_lines_df
 from errorcount.session import build_session
 
 log = logging.getLogger("errorcount")
@@ -53,7 +50,7 @@ def configure_logging(env) -> None:
     logging.basicConfig(handlers=[handler], level=logging.INFO, format=logline.LOG_FORMAT)
 
 
-def main(argv: list[str] | None = None, classify: Callable[[DataFrame], DataFrame] = classify_lines_df) -> int:
+def main(argv: list[str] | None = None, classify: Classify = classify_lines_df) -> int:
     """The driver: config, session, the job (source -> classify -> aggregate -> store), exit code.
     `classify` is the parse (the bench's naive variant passes its own)."""
     configure_logging(os.environ)
@@ -64,10 +61,11 @@ def main(argv: list[str] | None = None, classify: Callable[[DataFrame], DataFram
     try:
         cfg = load_config(sys.argv[1:] if argv is None else argv, os.environ)
         logging.getLogger().setLevel(cfg.log_level)
+        log.info("errorcount %s, job %r, topic %r", __version__, cfg.job_name, cfg.kafka_topic)
         spark = build_session(cfg)
         install_signal_handlers(stop)  # again: SparkContext put its own SIGINT handler in place
         try:
-            return Job(cfg, spark, stop, classify).run()
+            return Job(cfg, spark, stop, classify, faults.from_env(os.environ)).run()
         finally:
             spark.stop()
     except JobStop as failure:

@@ -7,109 +7,138 @@ Log Format, an error is a 5xx status) or JSON events (fields, or a wrapped app/a
 Minutes are epoch minutes: UTC when the record has a zone (or is an epoch number), else the
 wall-clock minute as written. Nothing depends on the JVM, driver or session time zone: the
 classifier does integer arithmetic on the digits.
+
+The classifier takes its settings by name (Contract); its outcome codes and their reject reasons
+are the JVM's (Outcome.java), asked for once per application (outcomes).
 """
 
-from dataclasses import astuple, dataclass, fields
-from datetime import datetime
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from errorcount import session
-from errorcount.columns import once_per_app, select_stages
+from errorcount.columns import select_stages
+from errorcount.config import Config, load_config
+from errorcount.settings import CLASSIFIER_SETTINGS
 
-CLASSIFIER_CLASS = "errorcount.ClassifyLine"  # in .local/java/errorcount-classify.jar (make java)
-CLASSIFIER_UDF = "errorcount_classify"
-CODE_BITS = 4  # the classifier returns epoch minute * 16 + outcome code
-VALID, ERROR = 0, 1
-
-_EPOCH = datetime(1970, 1, 1)
-MIN_MINUTE = int((datetime(1000, 1, 1) - _EPOCH).total_seconds() // 60)
-MAX_MINUTE = int((datetime(9999, 12, 31, 23, 59) - _EPOCH).total_seconds() // 60)
-
+CLASSIFIER_CLASS = "ClassifyLine"  # package errorcount, in .local/java/errorcount-classify.jar (make java)
+CLASSIFIER_UDF = "errorcount_classify"  # + the contract's digest: one SQL function per contract
 RAW_PREFIX_BYTES = 1024  # how much of a rejected value the dead-letter table keeps
-
-# Reasons a record is rejected, with the classifier's codes (java/errorcount/Outcome.java). Each
-# contract checks its own in the order of the codes.
-REJECT_NULL = "null_value"
-REJECT_EMPTY = "empty_line"
-REJECT_TIMESTAMP = "bad_timestamp"
-REJECT_LEVEL = "bad_level"
-REJECT_DATE = "impossible_date"
-REJECT_RANGE = "minute_out_of_range"
-REJECT_ACCESS = "bad_access_line"
-REJECT_STATUS = "bad_status"
-REJECT_JSON = "bad_json"
-REJECT_MESSAGE = "bad_message"
-REJECT_CODES = {2: REJECT_NULL, 3: REJECT_EMPTY, 4: REJECT_TIMESTAMP, 5: REJECT_LEVEL, 6: REJECT_DATE, 7: REJECT_RANGE,
-                8: REJECT_ACCESS, 9: REJECT_STATUS, 10: REJECT_JSON, 11: REJECT_MESSAGE}
 
 
 @dataclass(frozen=True)
 class Contract:
-    """What the classifier is built with: the log-format settings (errorcount/settings.py), in the
-    order of ClassifyLine's constructor."""
-    log_format: str = "app"
-    error_levels: str = "ERROR"
-    error_status_min: int = 500
-    json_time_fields: str = "@timestamp,timestamp,time,ts"
-    json_level_fields: str = "level,log.level,severity,levelname"
-    json_status_field: str = ""
-    json_epoch_unit: str = "auto"
-    json_message_field: str = ""
-    message_format: str = "app"
+    """The log-format settings the classifier is built with, by name: every setting marked
+    `classifier` in errorcount/settings.py, as validated text. Defaults and validation are the
+    settings' own: build one from a Config (of) or from settings by name (with_settings)."""
+
+    settings: tuple[tuple[str, str], ...]
 
     @classmethod
-    def of(cls, cfg) -> "Contract":
-        return cls(**{f.name: getattr(cfg, f.name) for f in fields(cls)})
+    def of(cls, cfg: Config) -> "Contract":
+        values = ((s.name, getattr(cfg, s.field)) for s in CLASSIFIER_SETTINGS)
+        return cls(tuple((name, str(value).lower() if isinstance(value, bool) else str(value)) for name, value in values))
+
+    @classmethod
+    def with_settings(cls, **settings: str | int) -> "Contract":
+        """These settings (LOG_FORMAT="json", ...) over the defaults, validated as the job validates
+        its configuration (ConfigError)."""
+        return cls.of(load_config([], {name: str(value) for name, value in settings.items()}))
+
+    def __getitem__(self, name: str) -> str:
+        return dict(self.settings)[name]
+
+    @property
+    def function(self) -> str:
+        """The SQL function of this contract's classifier. One name per contract: a plan built for
+        one contract can never run another's classifier, whatever else was registered."""
+        return f"{CLASSIFIER_UDF}_{hashlib.sha256(repr(self.settings).encode()).hexdigest()[:16]}"
 
 
-_registered: dict[str, Contract] = {}
+Classify = Callable[[DataFrame, Contract], DataFrame]  # classify_lines_df's shape (the bench swaps in its own)
 
 
-def register_classifier(spark: SparkSession, contract: Contract = Contract()) -> None:
-    """Registers an instance of the JVM classifier, built with the contract, as CLASSIFIER_UDF
-    (again only when the contract changes). Its jar must be on the classpath (scripts/run.sh and
-    the YARN package pass it with --jars). A bad contract fails here, with the classifier's reason."""
+@dataclass(frozen=True)
+class Outcomes:
+    """How the classifier packs its answer (epoch minute << code_bits | code) and what each code
+    means: valid and error are counted, every code in reasons is a reject with that reason."""
+
+    code_bits: int
+    valid: int
+    error: int
+    reasons: dict[int, str]
+
+
+_registered: dict[str, set[str]] = {}  # application ID -> functions registered in it
+_outcomes: dict[str, Outcomes] = {}
+_stages: dict[tuple[str, str, bool], list[list]] = {}
+
+
+def outcomes(spark: SparkSession) -> Outcomes:
+    """The classifier's outcome codes, asked of the JVM (Outcome.java is their one list)."""
     app = spark.sparkContext.applicationId
-    if _registered.get(app) != contract:
+    if app not in _outcomes:
+        classifier = getattr(session.jvm(spark).errorcount, CLASSIFIER_CLASS)
+        valid, error = classifier.countedCodes()
+        reasons = {code: str(reason) for code, reason in enumerate(classifier.rejectReasons()) if reason is not None}
+        _outcomes.clear()
+        _outcomes[app] = Outcomes(int(classifier.codeBits()), int(valid), int(error), reasons)
+    return _outcomes[app]
+
+
+def register_classifier(spark: SparkSession, contract: Contract) -> str:
+    """Registers the JVM classifier built with `contract` as the SQL function contract.function
+    (once per application) and returns that name. Its jar must be on the classpath (scripts/run.sh
+    and the YARN package pass it with --jars)."""
+    app = spark.sparkContext.applicationId
+    if contract.function not in _registered.get(app, set()):
         jvm = session.jvm(spark)
-        classifier = getattr(jvm, CLASSIFIER_CLASS.split(".")[0]).ClassifyLine(*astuple(contract))
-        spark._jsparkSession.udf().register(CLASSIFIER_UDF, classifier, jvm.org.apache.spark.sql.types.DataTypes.LongType)
-        _registered.clear()
-        _registered[app] = contract
+        settings = jvm.java.util.HashMap()
+        for name, value in contract.settings:
+            settings.put(name, value)
+        classifier = getattr(jvm.errorcount, CLASSIFIER_CLASS)(settings)
+        spark._jsparkSession.udf().register(contract.function, classifier, jvm.org.apache.spark.sql.types.DataTypes.LongType)
+        if app not in _registered:
+            _registered.clear()
+        _registered.setdefault(app, set()).add(contract.function)
+    return contract.function
 
 
-@once_per_app
-def _classify_stages() -> list[list]:
-    code = F.col("packed").bitwiseAND((1 << CODE_BITS) - 1)
-    rejected = code > ERROR
-    return [["partition", "offset", "value", F.call_function(CLASSIFIER_UDF, F.col("value")).alias("packed")],
-            ["partition", "offset",
-             F.when(~rejected, F.shiftright("packed", CODE_BITS)).alias("minute"),
-             (code == ERROR).alias("is_error"),
-             reject_reason_of(code).alias("reject_reason"),
-             F.when(rejected, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value")]]
-
-
-def classify_lines_df(df: DataFrame) -> DataFrame:
-    """In: Kafka rows (value, partition, offset).
+def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
+    """In: Kafka rows (value, partition, offset[, timestamp]).
     Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
     reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null),
     and timestamp (the Kafka record's) when the input has it.
-    minute is null exactly when reject_reason is not. The contract is the one registered
-    (register_classifier: the job registers its configured one), else app as written."""
-    if df.sparkSession.sparkContext.applicationId not in _registered:
-        register_classifier(df.sparkSession)
-    stages = _classify_stages()
-    if "timestamp" in df.columns:  # the Kafka record's time, for the lag (errorcount/lag.py)
-        stages = [[*columns, "timestamp"] for columns in stages]
-    return select_stages(df, stages)
+    minute is null exactly when reject_reason is not. Classified under `contract` only."""
+    spark = df.sparkSession
+    function = register_classifier(spark, contract)
+    timed = "timestamp" in df.columns  # the Kafka record's time, for the lag (errorcount/lag.py)
+    key = (spark.sparkContext.applicationId, function, timed)
+    if key not in _stages:
+        # Built once per application and contract: a Column is an unbound expression tree, and
+        # building one costs a py4j round trip per node (errorcount/columns.py).
+        stages = classify_stages(function, outcomes(spark))
+        _stages[key] = [[*columns, "timestamp"] for columns in stages] if timed else stages
+    return select_stages(df, _stages[key])
 
 
-def reject_reason_of(code: Column) -> Column:
-    """The reject reason of an outcome code; null for a valid line (VALID, ERROR)."""
+def classify_stages(function: str, codes: Outcomes) -> list[list]:
+    code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
+    rejected = (code != codes.valid) & (code != codes.error)
+    return [["partition", "offset", "value", F.call_function(function, F.col("value")).alias("packed")],
+            ["partition", "offset",
+             F.when(~rejected, F.shiftright("packed", codes.code_bits)).alias("minute"),
+             (code == codes.error).alias("is_error"),
+             reject_reason_of(code, codes.reasons).alias("reject_reason"),
+             F.when(rejected, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value")]]
+
+
+def reject_reason_of(code: Column, reasons: dict[int, str]) -> Column:
+    """The reject reason of an outcome code; null for a counted line (valid or error)."""
     reason = F.lit(None).cast("string")
-    for number, name in sorted(REJECT_CODES.items(), reverse=True):
+    for number, name in sorted(reasons.items(), reverse=True):
         reason = F.when(code == number, F.lit(name)).otherwise(reason)
     return reason

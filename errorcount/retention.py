@@ -163,11 +163,11 @@ class Retention:
         self.due = clock()
         self.resume_id = 0
 
-    def after_commit(self, conn, job: str, topic: str, epoch: int) -> None:
+    def after_commit(self, job_store: store.Store) -> None:
         if not self.days or self.clock() < self.due:
             return
         try:
-            result = run_pass(conn, job, topic, epoch, self.days, self.resume_id)
+            result = run_pass(job_store.conn, job_store.job, job_store.topic, job_store.epoch, self.days, self.resume_id)
         except Exception as error:
             log.warning("retention pass failed (%s); it changed nothing and counting carries on; next try in %d s",
                         error, IDLE_SECONDS)

@@ -27,6 +27,7 @@ class Setting:
     secret: bool = False           # environment or a file only: never a flag or the config file, never printed
     group: str = ""                # starts a section of the config file
     empty_is_value: bool = False   # an empty environment variable sets "" (e.g. off) instead of counting as unset
+    classifier: bool = False       # the JVM classifier reads it, by this name (errorcount/parse.py passes it)
 
     @property
     def field(self) -> str:
@@ -87,29 +88,29 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("LOG_FORMAT", str, "app", "what the topic's records are: app lines, access logs or JSON events",
             note="The contracts: docs/contract.md. app: TIMESTAMP LEVEL message; access: Common/Combined Log Format, "
                  "an error is a status from ERROR_STATUS_MIN; json: one JSON object per record.",
-            choices=("app", "access", "json"), group="Log format"),
+            choices=("app", "access", "json"), group="Log format", classifier=True),
     Setting("ERROR_LEVELS", str, "ERROR", "comma-separated levels that count as errors (ASCII case-insensitive)",
             note="For app lines (ASCII letters only) and JSON levels (any text, e.g. pino's 50).",
-            pattern=NAMES, shape="comma-separated names, none empty"),
+            pattern=NAMES, shape="comma-separated names, none empty", classifier=True),
     Setting("ERROR_STATUS_MIN", int, "500", "the lowest HTTP status counted as an error (access, JSON_STATUS_FIELD)",
-            low=100, high=599),
+            low=100, high=599, classifier=True),
     Setting("JSON_TIME_FIELDS", str, "@timestamp,timestamp,time,ts",
             "json: candidate timestamp fields; the first present and not null wins",
             note="A name is a literal top-level key first, else a dotted path through nested objects.",
-            pattern=NAMES, shape="comma-separated field names, none empty"),
+            pattern=NAMES, shape="comma-separated field names, none empty", classifier=True),
     Setting("JSON_LEVEL_FIELDS", str, "level,log.level,severity,levelname",
             "json: candidate level fields; the first present and not null wins",
-            pattern=NAMES, shape="comma-separated field names, none empty"),
+            pattern=NAMES, shape="comma-separated field names, none empty", classifier=True),
     Setting("JSON_STATUS_FIELD", str, "", "json: when set, an event is an error iff this field's status is "
             "ERROR_STATUS_MIN to 599", note="For JSON access logs (nginx escape=json, Envoy, Traefik); "
-            "the level fields are then not read."),
+            "the level fields are then not read.", classifier=True),
     Setting("JSON_EPOCH_UNIT", str, "auto", "json: how a numeric timestamp is read",
-            note="auto takes |n| >= 100000000000 as milliseconds, else seconds.", choices=("auto", "s", "ms")),
+            note="auto takes |n| >= 100000000000 as milliseconds, else seconds.", choices=("auto", "s", "ms"), classifier=True),
     Setting("JSON_MESSAGE_FIELD", str, "", "json: when set, this string field holds the original line, "
             "classified under MESSAGE_FORMAT alone",
-            note="For shippers that wrap raw lines (Filebeat, Fluent Bit, Vector: message; Docker: log)."),
+            note="For shippers that wrap raw lines (Filebeat, Fluent Bit, Vector: message; Docker: log).", classifier=True),
     Setting("MESSAGE_FORMAT", str, "app", "json with JSON_MESSAGE_FIELD: the contract of the wrapped line",
-            choices=("app", "access")),
+            choices=("app", "access"), classifier=True),
     Setting("COUNTS_TABLE", str, "error_log", "the table of per-minute counts this job writes (error_log's shape)",
             note="Give each job its own table (make schema creates it when configured), so an access-log job and "
                  "an application-log job do not add into one.",
@@ -144,6 +145,7 @@ SETTINGS: tuple[Setting, ...] = (
             choices=("DEBUG", "INFO", "WARNING", "ERROR")),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
+CLASSIFIER_SETTINGS = tuple(setting for setting in SETTINGS if setting.classifier)
 KAFKA_ENV_PREFIX = "KAFKA_OPT_"  # KAFKA_OPT_SECURITY_PROTOCOL=SSL -> kafka.security.protocol
 # Kafka client options whose value is a secret: passwords, JAAS lines, tokens, and inline PEM keys
 # (ssl.keystore.key); environment or SECRETS_FILE only, redacted everywhere else.

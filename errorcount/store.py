@@ -1,5 +1,6 @@
-"""The job's MySQL transactions: the schema check, the lease, the start and the one transaction per batch
-(retention's pruning statements live in errorcount/retention.py and run through transaction() too).
+"""The job's MySQL transactions, as the methods of one Store per job: the schema check, the counts
+table's claim, the lease, the start and the one transaction per batch (retention's pruning
+statements live in errorcount/retention.py and run through transaction() too).
 
 Statements are always parameterized. Writes happen only inside transaction(), which rolls back
 on any exception, so a batch's counts, offsets, dead letters and ledger row are committed together
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 import pymysql
 from dbutils.steady_db import SteadyDBConnection
 
-from errorcount import faults, offsets, schema
+from errorcount import offsets, schema
 from errorcount.errors import ConfigError, FencedError
+from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.mysql import is_transient
 from errorcount.offsets import Gap, minute_key
 from errorcount.summary import BatchSummary
@@ -73,17 +75,17 @@ class AlreadyApplied(Exception):
 
 
 @contextlib.contextmanager
-def transaction(conn: SteadyDBConnection, batch: bool = False) -> Iterator[pymysql.cursors.Cursor]:
+def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterator[pymysql.cursors.Cursor]:
     """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
     COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
-    batch=True marks a batch commit, where the test-only fault points apply."""
+    `hooks` (a batch's commit only) are the test fault points around COMMIT."""
     cursor = conn.cursor()  # first: outside a transaction this replaces a dead connection
     try:
         conn.begin()  # inside the try: a failed BEGIN must be rolled back too, or DBUtils stays "in a transaction"
         yield cursor
-        if batch:
-            faults.crash_point("before_commit")
-            if faults.fires("commit_lost_unapplied"):
+        if hooks:
+            hooks.crash("before_commit")
+            if hooks.lose_commit("commit_lost_unapplied"):
                 raise CommitOutcomeUnknown("test fault: connection lost before COMMIT reached the server")
         try:
             conn.commit()
@@ -91,7 +93,7 @@ def transaction(conn: SteadyDBConnection, batch: bool = False) -> Iterator[pymys
             if is_transient(error):
                 raise CommitOutcomeUnknown(f"connection lost during COMMIT: {error}") from error
             raise
-        if batch and faults.fires("commit_lost_applied"):
+        if hooks and hooks.lose_commit("commit_lost_applied"):
             raise CommitOutcomeUnknown("test fault: COMMIT applied but its reply was lost")
     except BaseException:
         with contextlib.suppress(Exception):
@@ -100,18 +102,6 @@ def transaction(conn: SteadyDBConnection, batch: bool = False) -> Iterator[pymys
     finally:
         with contextlib.suppress(Exception):
             cursor.close()
-
-
-def verify_schema(conn: SteadyDBConnection, database: str, counts_table: str = schema.COUNTS_TABLE) -> None:
-    """Raises ConfigError naming every missing table, column, index, engine or type (schema.verify)."""
-    with transaction(conn) as cursor:
-        schema.verify(cursor, database, counts_table)
-
-
-def claim_counts_table(conn: SteadyDBConnection, table: str, job: str, share: bool) -> list[str]:
-    """Makes `table` this job's, or raises ConfigError (schema.claim_counts_table)."""
-    with transaction(conn) as cursor:
-        return schema.claim_counts_table(cursor, table, job, share)
 
 
 @dataclass(frozen=True)
@@ -123,111 +113,129 @@ class Reattempt:
     submitted_ms: int
 
 
-def acquire_lease(conn: SteadyDBConnection, job: str, owner: str, reattempt: Reattempt | None = None,
-                  metrics_endpoint: str | None = None) -> int:
-    """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit.
+class Store:
+    """The job's MySQL transactions, one method each, on one connection for one job, topic and
+    counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it.
+    `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default)."""
 
-    A YARN re-attempt does not take the job from an instance of another application that took it
-    after this application was submitted: that instance replaced this application, which must
-    not steal the job back (FencedError). Earlier attempts of its own application, and holders
-    older than its submission (the previous deployment), it takes over like any start."""
-    with transaction(conn) as cursor:
-        if reattempt:
-            cursor.execute(SELECT_LEASE_HOLDER, (job,))
+    def __init__(self, conn: SteadyDBConnection, job: str, topic: str, counts_table: str = schema.COUNTS_TABLE,
+                 hooks: Hooks = NO_FAULTS):
+        self.conn, self.job, self.topic, self.counts_table, self.hooks = conn, job, topic, counts_table, hooks
+        self.epoch = 0  # none taken yet
+
+    def verify_schema(self, database: str) -> None:
+        """Raises ConfigError naming every missing table, column, index, engine or type (schema.verify)."""
+        with transaction(self.conn) as cursor:
+            schema.verify(cursor, database, self.counts_table)
+
+    def claim_counts_table(self, share: bool) -> list[str]:
+        """Makes the counts table this job's, or raises ConfigError (schema.claim_counts_table);
+        returns the other jobs that share it."""
+        with transaction(self.conn) as cursor:
+            return schema.claim_counts_table(cursor, self.counts_table, self.job, share)
+
+    def acquire_lease(self, owner: str, reattempt: Reattempt | None = None, metrics_endpoint: str | None = None) -> int:
+        """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit.
+
+        A YARN re-attempt does not take the job from an instance of another application that took it
+        after this application was submitted: that instance replaced this application, which must
+        not steal the job back (FencedError). Earlier attempts of its own application, and holders
+        older than its submission (the previous deployment), it takes over like any start."""
+        job = self.job
+        with transaction(self.conn) as cursor:
+            if reattempt:
+                cursor.execute(SELECT_LEASE_HOLDER, (job,))
+                row = cursor.fetchone()
+                own = row is not None and str(row[1]).endswith(f" app {reattempt.app}")
+                if row is not None and not own and float(row[2]) * 1000 >= reattempt.submitted_ms:
+                    raise FencedError(
+                        f"job {job!r} is held by another instance (epoch {row[0]}, {row[1]}) that took it after "
+                        f"application {reattempt.app} was submitted: it replaced this application, so YARN's "
+                        "re-attempt does not take the job back. Nothing was committed. If that instance is "
+                        "gone, submit the job again.")
+            cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint))
+            cursor.execute(SELECT_LEASE, (job,))
             row = cursor.fetchone()
-            own = row is not None and str(row[1]).endswith(f" app {reattempt.app}")
-            if row is not None and not own and float(row[2]) * 1000 >= reattempt.submitted_ms:
-                raise FencedError(
-                    f"job {job!r} is held by another instance (epoch {row[0]}, {row[1]}) that took it after "
-                    f"application {reattempt.app} was submitted: it replaced this application, so YARN's "
-                    "re-attempt does not take the job back. Nothing was committed. If that instance is "
-                    "gone, submit the job again.")
-        cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint))
-        cursor.execute(SELECT_LEASE, (job,))
+            assert row is not None, "the lease row was just written"
+        self.epoch = int(row[0])
+        return self.epoch
+
+    def load_position(self) -> tuple[dict[int, int], set[str | None]]:
+        """Stored next offsets of this job and topic, {partition: next offset}, and the topic IDs they
+        were stored under (None for rows stored before IDs were kept)."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_OFFSETS, (self.job, self.topic))
+            rows = cursor.fetchall()
+        return {int(partition): int(offset) for partition, offset, _id in rows}, {topic_id for _p, _o, topic_id in rows}
+
+    def load_offsets(self) -> dict[int, int]:
+        """Stored next offsets of this job and topic: {partition: next offset}."""
+        return self.load_position()[0]
+
+    def check_owner(self, cursor, expected: dict[int, int], applied: dict[int, int] | None = None) -> None:
+        """Locks the lease and offset rows; FencedError unless this instance still owns both, or
+        AlreadyApplied when the offsets already are `applied` (what this transaction would store)."""
+        job, topic, epoch = self.job, self.topic, self.epoch
+        cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
         row = cursor.fetchone()
-        assert row is not None, "the lease row was just written"
-        return int(row[0])
+        if row is None or int(row[0]) != epoch:
+            holder = f"epoch {row[0]} held by {row[1]}" if row else "no lease row"
+            raise FencedError(f"job {job!r} was taken over by another instance ({holder}; this one had epoch {epoch}). "
+                              "Nothing of this batch was committed; the newer instance carries on. "
+                              "If that is unexpected, make sure one instance runs per JOB_NAME.")
+        cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job, topic))
+        stored = {int(partition): int(offset) for partition, offset, _id in cursor.fetchall()}
+        state = offsets.stored_state(stored, expected, applied)
+        if state == offsets.BEFORE:
+            return
+        if state == offsets.AFTER:
+            raise AlreadyApplied()
+        raise FencedError(
+            f"the stored offsets of job {job!r} on topic {topic!r} changed behind this driver "
+            f"(expected {expected}, found {stored}): another instance is writing this job. "
+            "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
 
+    def commit_batch(self, batch: BatchSummary, before: dict[int, int], after: dict[int, int],
+                     topic_id: str | None = None) -> bool:
+        """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
+        to the counts table, store `after` (under `topic_id`), its dead letters and the ledger row.
+        Keys are written in sorted order so concurrent writers cannot deadlock. False when MySQL
+        already held `after` under this epoch (an earlier attempt's COMMIT applied late): nothing written."""
+        job, topic = self.job, self.topic
+        try:
+            with transaction(self.conn, self.hooks) as cursor:
+                self.check_owner(cursor, before, applied=after)
+                if batch.minute_counts:
+                    cursor.executemany(with_table(UPSERT_COUNTS, self.counts_table),
+                                       [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
+                changed = sorted((p, o) for p, o in after.items() if before.get(p) != o)
+                cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o, topic_id) for p, o in changed])
+                if batch.dead_letters:
+                    cursor.executemany(INSERT_REJECTED, [(job, topic, *letter) for letter in sorted(batch.dead_letters)])
+                cursor.execute(INSERT_LEDGER, (job, topic, self.epoch, batch.records, batch.errors, batch.rejected,
+                                               as_json(before), as_json(after)))
+        except AlreadyApplied:
+            return False
+        return True
 
-def load_position(conn: SteadyDBConnection, job: str, topic: str) -> tuple[dict[int, int], set[str | None]]:
-    """Stored next offsets of this job and topic, {partition: next offset}, and the topic IDs they
-    were stored under (None for rows stored before IDs were kept)."""
-    with transaction(conn) as cursor:
-        cursor.execute(SELECT_OFFSETS, (job, topic))
-        rows = cursor.fetchall()
-    return {int(partition): int(offset) for partition, offset, _id in rows}, {topic_id for _p, _o, topic_id in rows}
-
-
-def load_offsets(conn: SteadyDBConnection, job: str, topic: str) -> dict[int, int]:
-    """Stored next offsets of this job and topic: {partition: next offset}."""
-    return load_position(conn, job, topic)[0]
-
-
-def check_owner(cursor, job: str, topic: str, epoch: int, expected: dict[int, int],
-                applied: dict[int, int] | None = None) -> None:
-    """Locks the lease and offset rows; FencedError unless this instance still owns both, or
-    AlreadyApplied when the offsets already are `applied` (what this transaction would store)."""
-    cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
-    row = cursor.fetchone()
-    if row is None or int(row[0]) != epoch:
-        holder = f"epoch {row[0]} held by {row[1]}" if row else "no lease row"
-        raise FencedError(f"job {job!r} was taken over by another instance ({holder}; this one had epoch {epoch}). "
-                          "Nothing of this batch was committed; the newer instance carries on. "
-                          "If that is unexpected, make sure one instance runs per JOB_NAME.")
-    cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job, topic))
-    stored = {int(partition): int(offset) for partition, offset, _id in cursor.fetchall()}
-    state = offsets.stored_state(stored, expected, applied)
-    if state == offsets.BEFORE:
-        return
-    if state == offsets.AFTER:
-        raise AlreadyApplied()
-    raise FencedError(
-        f"the stored offsets of job {job!r} on topic {topic!r} changed behind this driver "
-        f"(expected {expected}, found {stored}): another instance is writing this job. "
-        "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
-
-
-def commit_batch(conn: SteadyDBConnection, job: str, topic: str, epoch: int, batch: BatchSummary,
-                 before: dict[int, int], after: dict[int, int], counts_table: str = schema.COUNTS_TABLE,
-                 topic_id: str | None = None) -> bool:
-    """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
-    to `counts_table`, store `after` (under `topic_id`), its dead letters and the ledger row. Keys
-    are written in sorted order so concurrent writers cannot deadlock. False when MySQL already
-    held `after` under this epoch (an earlier attempt's COMMIT applied late): nothing written."""
-    try:
-        with transaction(conn, batch=True) as cursor:
-            check_owner(cursor, job, topic, epoch, before, applied=after)
-            if batch.minute_counts:
-                cursor.executemany(with_table(UPSERT_COUNTS, counts_table),
-                                   [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
-            changed = sorted((p, o) for p, o in after.items() if before.get(p) != o)
-            cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o, topic_id) for p, o in changed])
-            if batch.dead_letters:
-                cursor.executemany(INSERT_REJECTED, [(job, topic, *letter) for letter in sorted(batch.dead_letters)])
-            cursor.execute(INSERT_LEDGER, (job, topic, epoch, batch.records, batch.errors, batch.rejected,
-                                           as_json(before), as_json(after)))
-    except AlreadyApplied:
-        return False
-    return True
-
-
-def settle(conn: SteadyDBConnection, job: str, topic: str, epoch: int, stored: dict[int, int],
-           target: dict[int, int], topic_id: str, skipped: list[Gap]) -> None:
-    """Before a query starts, in one transaction: records each skipped gap (one row per partition,
-    its own reason), stores `target` (partitions seen for the first time, skips) under `topic_id`,
-    and gives rows stored before topic IDs were kept the current one. Idempotent: run again after
-    a lost COMMIT that was applied, it finds `target` stored and does nothing."""
-    try:
-        with transaction(conn) as cursor:
-            check_owner(cursor, job, topic, epoch, stored, applied=target)
-            for gap in sorted(skipped, key=lambda g: g.partition):
-                cursor.execute(INSERT_SKIPPED, (job, topic, gap.partition, gap.stored, gap.resume,
-                                                f"ON_DATA_LOSS=skip: {gap.why}"[:REASON_CHARS]))
-            changed = sorted((p, o) for p, o in target.items() if stored.get(p) != o or any(g.partition == p for g in skipped))
-            cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o, topic_id) for p, o in changed])
-            cursor.execute(ADOPT_TOPIC_ID, (topic_id, job, topic))
-    except AlreadyApplied:
-        pass
+    def settle(self, stored: dict[int, int], target: dict[int, int], topic_id: str, skipped: list[Gap]) -> None:
+        """Before a query starts, in one transaction: records each skipped gap (one row per partition,
+        its own reason), stores `target` (partitions seen for the first time, skips) under `topic_id`,
+        and gives rows stored before topic IDs were kept the current one. Idempotent: run again after
+        a lost COMMIT that was applied, it finds `target` stored and does nothing."""
+        job, topic = self.job, self.topic
+        try:
+            with transaction(self.conn) as cursor:
+                self.check_owner(cursor, stored, applied=target)
+                for gap in sorted(skipped, key=lambda g: g.partition):
+                    cursor.execute(INSERT_SKIPPED, (job, topic, gap.partition, gap.stored, gap.resume,
+                                                    f"ON_DATA_LOSS=skip: {gap.why}"[:REASON_CHARS]))
+                changed = sorted((p, o) for p, o in target.items()
+                                 if stored.get(p) != o or any(g.partition == p for g in skipped))
+                cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o, topic_id) for p, o in changed])
+                cursor.execute(ADOPT_TOPIC_ID, (topic_id, job, topic))
+        except AlreadyApplied:
+            pass
 
 
 def as_json(offsets: dict[int, int]) -> str:

@@ -5,44 +5,50 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+DeadLetter = tuple[int, int, str, bytes | None]  # partition, offset, reject reason, the value's first KiB
 
-@dataclass
+
+@dataclass(frozen=True)
 class BatchSummary:
     """What one micro-batch contributes: totals, ERROR counts per epoch minute, the offset range
     seen per partition (inclusive) and dead letters (partition, offset, reason, raw value). The
-    one batch result from the aggregate (summarize) to the transaction (store.commit_batch)."""
+    one batch result from counting (batch.count) to the transaction (store.Store.commit_batch):
+    complete when made, never changed after."""
 
     records: int = 0
     errors: int = 0
     rejected: int = 0
     minute_counts: dict[int, int] = field(default_factory=dict)
     ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
-    dead_letters: list[tuple[int, int, str, bytes | None]] = field(default_factory=list)
+    dead_letters: tuple[DeadLetter, ...] = ()
     newest_ms: int | None = None  # the newest Kafka record timestamp (epoch ms), when the rows carry it
 
 
 def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> BatchSummary:
     """Folds batch_summary_df rows (collected to the driver) into one BatchSummary, keeping at
     most `dead_letter_limit` dead letters (None: all), lowest (partition, offset) first."""
-    summary = BatchSummary()
+    records = errors = rejected = 0
+    minute_counts: dict[int, int] = {}
+    ranges: dict[int, tuple[int, int]] = {}
+    dead_letters: list[DeadLetter] = []
+    newest_ms: int | None = None
     for row in rows:
-        summary.records += row["records"]
-        summary.rejected += row["rejected"]
+        records += row["records"]
+        rejected += row["rejected"]
         if row["error_minute"] is not None:
-            summary.errors += row["records"]
+            errors += row["records"]
             minute = row["error_minute"]
-            summary.minute_counts[minute] = summary.minute_counts.get(minute, 0) + row["records"]
+            minute_counts[minute] = minute_counts.get(minute, 0) + row["records"]
         if row["dead_slot"] is not None:
             raw = row["raw_value"]
-            summary.dead_letters.append((row["partition"], row["min_offset"], row["reject_reason"],
-                                         None if raw is None else bytes(raw)))
+            dead_letters.append((row["partition"], row["min_offset"], row["reject_reason"], None if raw is None else bytes(raw)))
         newest = optional(row, "newest_ms")
-        if newest is not None and (summary.newest_ms is None or newest > summary.newest_ms):
-            summary.newest_ms = newest
-        low, high = summary.ranges.get(row["partition"], (row["min_offset"], row["max_offset"]))
-        summary.ranges[row["partition"]] = (min(low, row["min_offset"]), max(high, row["max_offset"]))
-    summary.dead_letters = sorted(summary.dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit]
-    return summary
+        if newest is not None and (newest_ms is None or newest > newest_ms):
+            newest_ms = newest
+        low, high = ranges.get(row["partition"], (row["min_offset"], row["max_offset"]))
+        ranges[row["partition"]] = (min(low, row["min_offset"]), max(high, row["max_offset"]))
+    kept = tuple(sorted(dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit])
+    return BatchSummary(records, errors, rejected, minute_counts, ranges, kept, newest_ms)
 
 
 def optional(row: Any, name: str):
@@ -53,7 +59,7 @@ def optional(row: Any, name: str):
         return None
 
 
-def every_dead_letter(rows: Iterable[Any]) -> list[tuple[int, int, str, bytes | None]]:
+def every_dead_letter(rows: Iterable[Any]) -> tuple[DeadLetter, ...]:
     """rejected_rows_df rows as dead letters (partition, offset, reason, raw value), in order."""
-    return sorted((row["partition"], row["offset"], row["reject_reason"],
-                   None if row["raw_value"] is None else bytes(row["raw_value"])) for row in rows)
+    return tuple(sorted((row["partition"], row["offset"], row["reject_reason"],
+                         None if row["raw_value"] is None else bytes(row["raw_value"])) for row in rows))

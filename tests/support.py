@@ -2,6 +2,7 @@
 `make test-mysql`) started by `make up`/`make test`."""
 
 import os
+import shutil
 import signal
 import subprocess
 import uuid
@@ -11,9 +12,11 @@ from datetime import datetime
 from pathlib import Path
 
 import pymysql
+import pytest
 
 from errorcount import mysql
 from errorcount.config import load_config
+from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 from errorcount.tools.admin_db import (  # noqa: F401
     apply_schema,
@@ -61,23 +64,23 @@ class Produced:
 
     def __init__(self, topic: str):
         self.topic = topic
-        self.placed: list[tuple[int, int, produce.Event]] = []
+        self.placed: list[tuple[int, int, samples.Event]] = []
 
-    def add(self, events: list[produce.Event]) -> None:
+    def add(self, events: list[samples.Event]) -> None:
         base = kafka_admin.end_offsets(self.topic)
         partitions = len(base)
         produce.produce(self.topic, events, partitions)
         self.placed += [(i % partitions, base[i % partitions] + i // partitions, e) for i, e in enumerate(events)]
 
-    def events(self) -> list[produce.Event]:
+    def events(self) -> list[samples.Event]:
         return [event for _p, _o, event in self.placed]
 
     def counts_below(self, stored: dict[int, int]) -> dict[str, int]:
         """Expected error_log when exactly the records below `stored` were counted."""
-        return produce.expected_counts([e for p, o, e in self.placed if o < stored.get(p, 0)])
+        return samples.expected_counts([e for p, o, e in self.placed if o < stored.get(p, 0)])
 
     def total(self) -> dict[str, int]:
-        return produce.expected_counts(self.events())
+        return samples.expected_counts(self.events())
 
 
 def service(script: str, action: str) -> None:
@@ -156,7 +159,7 @@ class Scenario:
         self.produced = Produced(self.topic)
 
     def write(self, count: int, seed: int, minutes: int = 10) -> None:
-        self.produced.add(produce.generate(count, seed=seed, start=self.start, minutes=minutes))
+        self.produced.add(samples.generate("app", count, seed=seed, start=self.start, minutes=minutes))
 
     def driver(self, **kwargs) -> Driver:
         return self.launch(self.job, self.topic, **kwargs)
@@ -180,3 +183,14 @@ class Scenario:
 
     def epoch(self) -> int:
         return lease(self.admin, self.job)[0]
+
+
+def compose_config() -> str:
+    """docker-compose.yml as `docker-compose config` resolves it (no engine needed)."""
+    command = shutil.which("docker-compose")
+    if command is None:
+        pytest.fail("docker-compose is missing: run through `make test`, which installs it")
+    result = subprocess.run([command, "-f", str(ROOT / "docker-compose.yml"), "config"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout

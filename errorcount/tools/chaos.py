@@ -22,6 +22,7 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
+from errorcount.testkit import samples
 from errorcount.tools import ROOT, admin_db, chaos_phases, harness, kafka_admin, produce
 from errorcount.tools.admin_db import error_log, ledger, release_counts_table, stored_offsets
 from errorcount.tools.admin_db import query as rows
@@ -121,7 +122,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     stamp = time.strftime("%Y%m%d%H%M%S")
     topic = job = f"chaos-{stamp}"
     kafka_admin.create_topic(topic, partitions)
-    events = produce.generate(lines, seed, START, 120)
+    events = samples.generate("app", lines, seed, START, 120)
     release_counts_table(conn, COUNTS_TABLE)  # chaos counts into a table of its own, emptied
     before = error_log(conn, COUNTS_TABLE)
     log_path = ROOT / ".local" / "test-logs" / f"{job}.log"
@@ -138,7 +139,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         drivers.kill()
     wall = time.monotonic() - began
 
-    expected = Counter(produce.expected_counts(events))
+    expected = Counter(samples.expected_counts(events))
     actual = error_log(conn, COUNTS_TABLE) - before
     batches, ledger_records, _errors, ledger_rejected = ledger(conn, job)
     figures = {
@@ -207,7 +208,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="errorcount-chaos", description=__doc__, formatter_class=HelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m errorcount.tools.chaos", description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--lines", type=int, default=500_000, help="lines written in all")
     parser.add_argument("--partitions", type=int, default=4, help="partitions of the fresh topic")
     parser.add_argument("--kills", type=int, default=20, help="SIGKILLs, driver and server mixed")

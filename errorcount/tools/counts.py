@@ -26,7 +26,9 @@ def job_config():
     local_secret = ROOT / ".local" / "secrets" / "mysql_password"
     if not env.get("MYSQL_PASSWORD") and not env.get("MYSQL_PASSWORD_FILE") and local_secret.exists():
         env["MYSQL_PASSWORD_FILE"] = str(local_secret)
-    return load_config(["--config", env.get("CONFIG", str(ROOT / "conf" / "errorcount.conf"))], env)
+    shipped = ROOT / "conf" / "errorcount.conf"  # in a checkout; an installed tool reads the environment only
+    config = env.get("CONFIG") or (str(shipped) if shipped.exists() else "")
+    return load_config(["--config", config] if config else [], env)
 
 
 def connect_as_job(what: str):

@@ -14,8 +14,8 @@ final class AccessLine implements LineFormat {
 
     private final int statusMin;
 
-    AccessLine(int statusMin) {
-        this.statusMin = statusMin;
+    AccessLine(Settings settings) {
+        this.statusMin = settings.number("ERROR_STATUS_MIN");
     }
 
     @Override

@@ -10,8 +10,8 @@ final class AppLine implements LineFormat {
 
     private final byte[][] errorLevels;  // upper-case ASCII letters
 
-    AppLine(byte[][] errorLevels) {
-        this.errorLevels = errorLevels;
+    AppLine(Settings settings) {
+        this.errorLevels = settings.names("ERROR_LEVELS", true);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package errorcount;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Locale;
+import java.util.Map;
 import org.apache.spark.sql.api.java.UDF1;
 
 /**
@@ -12,8 +11,8 @@ import org.apache.spark.sql.api.java.UDF1;
  * working on UTF-8 bytes gives what decoding with replacement would. Deterministic, immutable once
  * built; no input (null, empty, any size, depth or content) can make it throw.
  *
- * <p>Configuration comes in through the constructor (an instance is registered through the JVM,
- * errorcount/parse.py), validated here too, so a bad setting fails at registration.
+ * <p>Configuration comes in through the constructor, by setting name (an instance is registered
+ * through the JVM, errorcount/parse.py); validation and defaults are the settings' own, in Python.
  */
 public final class ClassifyLine implements UDF1<byte[], Long> {
     private static final long serialVersionUID = 1L;
@@ -21,89 +20,45 @@ public final class ClassifyLine implements UDF1<byte[], Long> {
     private final LineFormat line;  // app or access; null for json
     private final JsonEvent json;
 
-    /** The app contract as written: level ERROR is an error. */
-    public ClassifyLine() {
-        this("ERROR");
-    }
-
-    /** The app contract with these comma-separated error levels (ASCII letters). */
-    public ClassifyLine(String errorLevels) {
-        this("app", errorLevels, 500, "", "", "", "auto", "", "app");
-    }
-
     /**
-     * format: app, access or json; errorLevels: comma-separated, compared ASCII case-insensitively;
-     * statusMin: the lowest error status (access, json with statusField); timeFields, levelFields:
-     * comma-separated candidate JSON fields; statusField, messageField: a JSON field or empty;
-     * epochUnit: auto, s or ms; messageFormat: app or access, the contract of messageField's line.
+     * settings: the log-format settings by their names in errorcount/settings.py, as text, already
+     * validated there (errorcount/parse.py passes every one). LOG_FORMAT picks the contract;
+     * MESSAGE_FORMAT the contract of a JSON event's wrapped line.
      */
-    public ClassifyLine(String format, String errorLevels, int statusMin, String timeFields, String levelFields,
-                        String statusField, String epochUnit, String messageField, String messageFormat) {
-        if (statusMin < 100 || statusMin > 599) {
-            throw new IllegalArgumentException("the error status minimum " + statusMin + " must be 100 to 599");
-        }
-        boolean app = format.equals("app") || (format.equals("json") && !messageField.isEmpty() && messageFormat.equals("app"));
-        byte[][] levels = levels(errorLevels, app);
-        LineFormat message = lineFormat(messageFormat, levels, statusMin);
+    public ClassifyLine(Map<String, String> settings) {
+        Settings read = new Settings(settings);
+        String format = read.text("LOG_FORMAT");
         if (format.equals("json")) {
             this.line = null;
-            this.json = new JsonEvent(names(timeFields, "time"), names(levelFields, "level"), statusField, messageField,
-                    message, levels, statusMin, unit(epochUnit));
+            this.json = new JsonEvent(read, read.optional("JSON_MESSAGE_FIELD") == null ? null
+                    : lineFormat(read.text("MESSAGE_FORMAT"), read));
         } else {
-            this.line = lineFormat(format, levels, statusMin);
+            this.line = lineFormat(format, read);
             this.json = null;
         }
     }
 
-    private static LineFormat lineFormat(String format, byte[][] levels, int statusMin) {
+    private static LineFormat lineFormat(String format, Settings settings) {
         switch (format) {
-            case "app": return new AppLine(levels);
-            case "access": return new AccessLine(statusMin);
-            case "json": return null;
-            default: throw new IllegalArgumentException("format '" + format + "' must be app, access or json");
+            case "app": return new AppLine(settings);
+            case "access": return new AccessLine(settings);
+            default: throw new IllegalArgumentException("a line format '" + format + "' must be app or access");
         }
     }
 
-    private static byte[][] levels(String errorLevels, boolean lettersOnly) {
-        String[] names = errorLevels.split(",", -1);
-        byte[][] levels = new byte[names.length][];
-        for (int i = 0; i < names.length; i++) {
-            String name = names[i].trim();
-            if (name.isEmpty() || (lettersOnly && !name.chars().allMatch(c -> c < 128 && Bytes.isLetter((byte) c)))) {
-                throw new IllegalArgumentException("error level " + (i + 1) + " of '" + errorLevels + "' must be one or more "
-                        + (lettersOnly ? "ASCII letters" : "characters"));
-            }
-            levels[i] = upperAscii(name).getBytes(StandardCharsets.UTF_8);
-        }
-        return levels;
+    /** The reject reason of each outcome code (index), null for VALID and ERROR: Outcome.REASONS. */
+    public static String[] rejectReasons() {
+        return Outcome.REASONS.clone();
     }
 
-    private static String upperAscii(String name) {
-        StringBuilder upper = new StringBuilder(name.length());
-        for (char c : name.toCharArray()) {
-            upper.append(c >= 'a' && c <= 'z' ? (char) (c - 32) : c);
-        }
-        return upper.toString();
+    /** The two counted codes, {VALID, ERROR}: every other code is a reject. */
+    public static int[] countedCodes() {
+        return new int[] {Outcome.VALID, Outcome.ERROR};
     }
 
-    private static String[] names(String fields, String what) {
-        String[] names = fields.split(",", -1);
-        for (int i = 0; i < names.length; i++) {
-            names[i] = names[i].trim();
-            if (names[i].isEmpty()) {
-                throw new IllegalArgumentException("JSON " + what + " field " + (i + 1) + " of '" + fields + "' is empty");
-            }
-        }
-        return names;
-    }
-
-    private static int unit(String epochUnit) {
-        switch (epochUnit.toLowerCase(Locale.ROOT)) {
-            case "auto": return JsonEvent.AUTO;
-            case "s": return JsonEvent.SECONDS;
-            case "ms": return JsonEvent.MILLISECONDS;
-            default: throw new IllegalArgumentException("epoch unit '" + epochUnit + "' must be auto, s or ms");
-        }
+    /** How many low bits of the packed long hold the outcome code. */
+    public static int codeBits() {
+        return Outcome.CODE_BITS;
     }
 
     @Override

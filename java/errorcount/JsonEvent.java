@@ -1,7 +1,5 @@
 package errorcount;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * The {@code json} contract: the whole value one strict JSON object; its timestamp and level (or
  * status) read from the first candidate field present and not null, or, with a message field, the
@@ -11,7 +9,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class JsonEvent implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
-    static final int AUTO = 0, SECONDS = 1, MILLISECONDS = 2;
+    private static final int AUTO = 0, SECONDS = 1, MILLISECONDS = 2;
     private static final long MILLISECONDS_FROM = 100_000_000_000L;  // auto: |n| >= 1e11 is in ms
     private static final long TOO_LARGE = -1;
 
@@ -24,24 +22,25 @@ final class JsonEvent implements java.io.Serializable {
     private final int statusMin;
     private final int epochUnit;
 
-    JsonEvent(String[] timeFields, String[] levelFields, String statusField, String messageField, LineFormat message,
-              byte[][] errorLevels, int statusMin, int epochUnit) {
-        this.timeFields = utf8(timeFields);
-        this.levelFields = utf8(levelFields);
-        this.statusField = statusField.isEmpty() ? null : statusField.getBytes(StandardCharsets.UTF_8);
-        this.messageField = messageField.isEmpty() ? null : messageField.getBytes(StandardCharsets.UTF_8);
+    /** message: the contract of JSON_MESSAGE_FIELD's line (MESSAGE_FORMAT), when that field is set. */
+    JsonEvent(Settings settings, LineFormat message) {
+        this.timeFields = settings.names("JSON_TIME_FIELDS", false);
+        this.levelFields = settings.names("JSON_LEVEL_FIELDS", false);
+        this.statusField = settings.optional("JSON_STATUS_FIELD");
+        this.messageField = settings.optional("JSON_MESSAGE_FIELD");
         this.message = message;
-        this.errorLevels = errorLevels;
-        this.statusMin = statusMin;
-        this.epochUnit = epochUnit;
+        this.errorLevels = settings.names("ERROR_LEVELS", true);
+        this.statusMin = settings.number("ERROR_STATUS_MIN");
+        this.epochUnit = unit(settings.text("JSON_EPOCH_UNIT"));
     }
 
-    private static byte[][] utf8(String[] names) {
-        byte[][] bytes = new byte[names.length][];
-        for (int i = 0; i < names.length; i++) {
-            bytes[i] = names[i].getBytes(StandardCharsets.UTF_8);
+    private static int unit(String epochUnit) {
+        switch (epochUnit) {
+            case "auto": return AUTO;
+            case "s": return SECONDS;
+            case "ms": return MILLISECONDS;
+            default: throw new IllegalArgumentException("JSON_EPOCH_UNIT '" + epochUnit + "' must be auto, s or ms");
         }
-        return bytes;
     }
 
     long classify(byte[] b) {

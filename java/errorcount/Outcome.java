@@ -4,7 +4,8 @@ package errorcount;
  * The classifier's answer for one record, packed in a long: {@code epochMinute * 16 + code}.
  * Decode with {@code packed >> 4} (an arithmetic shift: minutes before 1970 are negative) and
  * {@code packed & 15}. A rejected record carries minute 0. The reject codes are numbered in the
- * order the contracts check them (docs/contract.md); errorcount/parse.py names them.
+ * order the contracts check them (docs/contract.md); REASONS names them, the one list of them
+ * (errorcount/parse.py asks for it through ClassifyLine.rejectReasons).
  */
 final class Outcome {
     static final int VALID = 0;
@@ -20,6 +21,9 @@ final class Outcome {
     static final int BAD_JSON = 10;
     static final int BAD_MESSAGE = 11;
     static final int CODE_BITS = 4;
+    /** The reject reason of each code, as the dead-letter table stores it; VALID and ERROR have none. */
+    static final String[] REASONS = {null, null, "null_value", "empty_line", "bad_timestamp", "bad_level",
+        "impossible_date", "minute_out_of_range", "bad_access_line", "bad_status", "bad_json", "bad_message"};
 
     // 1000-01-01 00:00 and 9999-12-31 23:59 (the range of MySQL's DATETIME) as epoch minutes.
     static final long MIN_MINUTE = Calendar.epochDay(1000, 1, 1) * 1440;

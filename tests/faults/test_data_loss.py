@@ -6,7 +6,8 @@ from datetime import datetime
 import pytest
 
 from errorcount.errors import EXIT_DATA_LOSS
-from errorcount.tools import kafka_admin, produce
+from errorcount.testkit import samples
+from errorcount.tools import kafka_admin
 from tests.support import query
 
 START = datetime(2036, 2, 29, 23, 50)
@@ -30,7 +31,7 @@ def test_deleted_unread_records_stop_the_job_until_skipping_is_allowed(scenario)
 
     skipping = run.caught_up_driver("the skipping job to catch up", env={"ON_DATA_LOSS": "skip"})
     lost = {(0, o) for o in range(stored[0], stored[0] + 150)}
-    assert run.counts() == produce.expected_counts([e for p, o, e in run.produced.placed if (p, o) not in lost])
+    assert run.counts() == samples.expected_counts([e for p, o, e in run.produced.placed if (p, o) not in lost])
     rows = query(run.admin, "SELECT kafka_partition, from_offset, to_offset FROM skipped_offsets WHERE job = %s",
                  (run.job,))
     assert [tuple(map(int, row)) for row in rows] == [(0, stored[0], stored[0] + 150)]

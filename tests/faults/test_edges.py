@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.errors import EXIT_DATA_LOSS
+from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 from errorcount.tools.produce import TransactionalWriter, Writer
 from tests.support import query, wait_until
@@ -18,14 +19,14 @@ LATEST = {"STARTING_OFFSETS": "latest"}
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
-def errors(count: int, seed: int) -> list[produce.Event]:
+def errors(count: int, seed: int) -> list[samples.Event]:
     """`count` lines that all count (ERROR, valid minute): every loss or double shows."""
-    events = [e for e in produce.generate(count * 12 + 100, seed=seed, start=START, minutes=10) if e.error_minute]
+    events = [e for e in samples.generate("app", count * 12 + 100, seed=seed, start=START, minutes=10) if e.error_minute]
     assert len(events) >= count
     return events[:count]
 
 
-def to_partition(topic: str, partition: int, events: list[produce.Event], writer: Writer | None = None) -> None:
+def to_partition(topic: str, partition: int, events: list[samples.Event], writer: Writer | None = None) -> None:
     """Writes events, in order, to one partition (through `writer`'s producer, e.g. in its transaction)."""
     writer = writer or Writer(topic)
     for event in events:
@@ -35,7 +36,7 @@ def to_partition(topic: str, partition: int, events: list[produce.Event], writer
 
 def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     run = scenario(PARTITIONS, START)
-    counted: list[produce.Event] = []
+    counted: list[samples.Event] = []
     to_partition(run.topic, 3, errors(40, seed=1))  # before the first start: 'latest' leaves them out
     first = run.driver(env=LATEST)
     ends = kafka_admin.end_offsets(run.topic)
@@ -52,19 +53,19 @@ def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     to_partition(run.topic, 0, plain)
     counted += plain
     run.catch_up(first, "the job to pass the transaction markers")  # stored == end offsets, markers included
-    assert run.counts() == produce.expected_counts(counted)
+    assert run.counts() == samples.expected_counts(counted)
     open_tx, after_open = errors(10, seed=5), errors(5, seed=6)
     before_open = run.offsets()[0]
     tx.begin()
     to_partition(run.topic, 0, open_tx, tx)
     to_partition(run.topic, 2, after_open)
     wait_until(lambda: run.offsets()[2] == kafka_admin.end_offsets(run.topic)[2], 120, "a batch after the open transaction")
-    assert run.counts() == produce.expected_counts(counted + after_open)  # nothing of the open transaction
+    assert run.counts() == samples.expected_counts(counted + after_open)  # nothing of the open transaction
     assert run.offsets()[0] == before_open  # at the last stable offset: the open transaction's first record
     tx.end(True)
     counted += open_tx + after_open
     run.catch_up(first, "the job to count the transaction once committed")
-    assert run.counts() == produce.expected_counts(counted)
+    assert run.counts() == samples.expected_counts(counted)
     assert first.stop() == 0
 
     # Row 2: 'latest' is never resolved again: what reached the quiet partition 1 meanwhile counts.
@@ -75,7 +76,7 @@ def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     # Offsets as a version that kept no topic IDs stored them: adopted at this start, not taken for a recreation.
     query(run.admin, "UPDATE kafka_offsets SET topic_id = NULL WHERE job = %s", (run.job,))
     second = run.caught_up_driver("the restarted job to read the quiet partition", env=LATEST)
-    assert run.counts() == produce.expected_counts(counted)
+    assert run.counts() == samples.expected_counts(counted)
     current_id = kafka_admin.topic_id(run.topic)
     assert f"adopting its current topic ID {current_id}" in second.log()
     assert {i for (i,) in query(run.admin, "SELECT DISTINCT topic_id FROM kafka_offsets WHERE job = %s", (run.job,))} \
@@ -92,10 +93,10 @@ def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     refused = run.driver(env=LATEST)
     assert refused.wait(120) == EXIT_DATA_LOSS, refused.log()[-3000:]
     assert f"was deleted and recreated since the job stored its offsets (topic ID {old_id}, now {new_id})" in refused.log()
-    assert (run.offsets(), run.counts()) == (stored, produce.expected_counts(counted))
+    assert (run.offsets(), run.counts()) == (stored, samples.expected_counts(counted))
     skipping = run.caught_up_driver("the skipping job to count the new topic", env={**LATEST, "ON_DATA_LOSS": "skip"})
     counted += renewed
-    assert run.counts() == produce.expected_counts(counted)  # every record of the new topic, none of the old twice
+    assert run.counts() == samples.expected_counts(counted)  # every record of the new topic, none of the old twice
     rows = query(run.admin, "SELECT kafka_partition, from_offset, to_offset, reason FROM skipped_offsets WHERE job = %s "
                             "ORDER BY kafka_partition", (run.job,))
     assert [(int(p), int(f), int(t)) for p, f, t, _r in rows] == [(p, stored[p], 0) for p in range(PARTITIONS)]
@@ -112,7 +113,7 @@ def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
         skipping.check_alive()
         ends = kafka_admin.end_offsets(run.topic)
         return ({p: o for p, o in run.offsets().items() if p in ends} == ends
-                and run.counts() == produce.expected_counts(counted))
+                and run.counts() == samples.expected_counts(counted))
     wait_until(counted_from_the_start, 240, "the running job to count the topic recreated under it from its start")
     assert "topic recreated" in skipping.log() or "now has ID" in skipping.log()
     assert {p: o for p, o in run.offsets().items() if p >= 2} == {2: 0, 3: 0}  # partitions the new topic lacks

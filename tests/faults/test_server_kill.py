@@ -17,6 +17,7 @@ from datetime import datetime
 
 import pytest
 
+from errorcount.testkit import samples
 from errorcount.tools import produce
 from errorcount.tools.chaos_phases import UPSERT_WAITING
 from tests.support import admin_connect, free_port, kill_sql_server, local_stack, query, scrape, service, wait_until
@@ -34,7 +35,7 @@ def produce_until(stop: threading.Event, topic: str, partitions: int, written: l
     set; `written` collects every line written (the test's expectation is computed from it)."""
     def lines():
         while True:
-            for event in produce.generate(RATE // 10, seed=len(written), start=START, minutes=30):
+            for event in samples.generate("app", RATE // 10, seed=len(written), start=START, minutes=30):
                 written.append(event)
                 yield event.value
     produce.Writer(topic, partitions).write_paced(lines(), RATE, stop.is_set, first_index=len(written))
@@ -81,7 +82,7 @@ def test_sql_server_sigkilled_while_batches_commit_stays_exact(scenario):
     stop.set()
     producer.join(30)
     run.catch_up(driver, "the job to catch up after the crashes")
-    expected = produce.expected_counts(written)
+    expected = samples.expected_counts(written)
     assert run.counts() == expected
     _batches, records, errors, rejected = run.ledger()
     assert (records, errors, rejected) == (len(written), sum(expected.values()), sum(e.rejected for e in written))

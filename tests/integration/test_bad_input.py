@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from errorcount.testkit import samples
 from errorcount.tools import produce
 from tests.support import catch_up, error_log, ledger, query, unique
 
@@ -44,7 +45,7 @@ RECORDS = [
 def test_bad_records_are_rejected_kept_and_never_fail_a_batch(clean_error_log, make_topic, start_driver):
     admin = clean_error_log
     topic, job = make_topic(partitions=1), unique("job")
-    events = [produce.Event(value, minute, reason is not None) for value, reason, minute in RECORDS]
+    events = [samples.Event(value, minute, reason is not None) for value, reason, minute in RECORDS]
     produce.produce(topic, events, partitions=1)  # offsets are list indices
     driver = start_driver(job, topic)
     catch_up(admin, job, topic, driver)
@@ -62,7 +63,7 @@ def test_bad_records_are_rejected_kept_and_never_fail_a_batch(clean_error_log, m
 def test_dead_letters_beyond_the_cap_are_only_counted(clean_error_log, make_topic, start_driver):
     admin = clean_error_log
     topic, job = make_topic(partitions=1), unique("job")
-    produce.produce(topic, [produce.Event(b"garbage %d" % i, None, True) for i in range(40)], partitions=1)
+    produce.produce(topic, [samples.Event(b"garbage %d" % i, None, True) for i in range(40)], partitions=1)
     driver = start_driver(job, topic, env={"DEAD_LETTER_LIMIT": "7"})
     catch_up(admin, job, topic, driver)
     kept = query(admin, "SELECT COUNT(*) FROM rejected_lines WHERE topic = %s", (topic,))[0][0]
@@ -78,8 +79,8 @@ def test_every_reject_under_the_cap_is_kept_even_when_offsets_share_a_slot(clean
     admin = clean_error_log
     topic, job = make_topic(partitions=4), unique("job")
     bad = set(range(0, 4)) | set(range(8, 12))  # event i lands at partition i % 4, offset i // 4
-    events = [produce.Event(b"garbage %d" % i, None, True) if i in bad else
-              produce.Event(b"2036-01-01 10:00:00 INFO fine", None, False) for i in range(16)]
+    events = [samples.Event(b"garbage %d" % i, None, True) if i in bad else
+              samples.Event(b"2036-01-01 10:00:00 INFO fine", None, False) for i in range(16)]
     produce.produce(topic, events, partitions=4)
     driver = start_driver(job, topic, env={"DEAD_LETTER_LIMIT": "8"})
     catch_up(admin, job, topic, driver)

@@ -2,22 +2,7 @@
 ports, the schema as init SQL, passwords only as secret files. (No Docker engine runs here, so
 the file is validated with `docker-compose config`, which make test installs.)"""
 
-import shutil
-import subprocess
-
-import pytest
-
-from tests.support import ROOT, local_stack
-
-
-def compose_config() -> str:
-    command = shutil.which("docker-compose")
-    if command is None:
-        pytest.fail("docker-compose is missing: run through `make test`, which installs it")
-    result = subprocess.run([command, "-f", str(ROOT / "docker-compose.yml"), "config"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+from tests.support import ROOT, compose_config, local_stack
 
 
 def test_compose_file_is_valid_and_pinned_like_the_native_stack():

@@ -14,8 +14,7 @@ import pytest
 import yaml
 
 from errorcount.tools.admin_db import apply_sql_file
-from tests.integration.test_compose import compose_config
-from tests.support import ROOT, local_stack, query, seed_counts_and_ledger
+from tests.support import ROOT, compose_config, local_stack, query, seed_counts_and_ledger
 
 DASHBOARD = json.loads((ROOT / "conf" / "grafana" / "dashboards" / "errorcount.json").read_text(encoding="utf-8"))
 PROVISIONED = yaml.safe_load((ROOT / "conf" / "grafana" / "provisioning" / "datasources" / "errorcount.yml")

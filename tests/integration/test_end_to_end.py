@@ -5,6 +5,7 @@ from datetime import datetime
 import pytest
 
 from errorcount import logline
+from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 from tests.support import catch_up, error_log, stored_offsets, unique
 
@@ -24,13 +25,13 @@ def batch_records(log: str) -> int:
 def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, start_driver):
     admin = clean_error_log
     topic, job = make_topic(partitions=4), unique("job")
-    first = produce.generate(3000, seed=11, start=START, minutes=40)
+    first = samples.generate("app", 3000, seed=11, start=START, minutes=40)
     produce.produce(topic, first)
 
     # Small batches, so offsets are committed many times per run.
     driver = start_driver(job, topic, env={"MAX_OFFSETS_PER_TRIGGER": "700", "SINGLE_TASK_MAX_RECORDS": "700"})
     catch_up(admin, job, topic, driver, "the first run to catch up")
-    assert error_log(admin) == produce.expected_counts(first)
+    assert error_log(admin) == samples.expected_counts(first)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
     assert driver.stop() == 0, driver.log()[-3000:]
     assert batch_records(driver.log()) == 3000
@@ -41,11 +42,11 @@ def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, s
     assert plans[0][0] == 0
     assert len(plans) > 2 and all(plan == "one-task" for _, _, plan in plans), plans
 
-    second = produce.generate(2000, seed=12, start=START, minutes=40)  # the same minutes again
+    second = samples.generate("app", 2000, seed=12, start=START, minutes=40)  # the same minutes again
     produce.produce(topic, second)
     restarted = start_driver(job, topic, env={"SINGLE_TASK_MAX_RECORDS": "1999"})
     catch_up(admin, job, topic, restarted, "the restarted run to catch up")
-    assert error_log(admin) == produce.expected_counts(first + second)
+    assert error_log(admin) == samples.expected_counts(first + second)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
     assert restarted.stop() == 0, restarted.log()[-3000:]
     assert batch_records(restarted.log()) == 2000  # nothing of the first run was read again
@@ -55,7 +56,7 @@ def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, s
 
 def test_refuses_a_configured_checkpoint_location(clean_error_log, make_topic, start_driver):
     topic = make_topic(partitions=1)
-    produce.produce(topic, produce.generate(10, seed=1, start=START, minutes=1))
+    produce.produce(topic, samples.generate("app", 10, seed=1, start=START, minutes=1))
     driver = start_driver(unique("job"), topic,
                           env={"SPARK_SUBMIT_EXTRA": "--conf spark.sql.streaming.checkpointLocation=/tmp/should-not-be-used"})
     assert driver.wait(120) == 2

@@ -1,4 +1,4 @@
-"""Each LOG_FORMAT through the real broker: realistic samples (errorcount/tools/samples.py, whose
+"""Each LOG_FORMAT through the real broker: realistic samples (errorcount/testkit/samples.py, whose
 expectations are computed there with plain datetimes) plus hand-labelled bad records, two jobs
 of different formats at once, each into its own COUNTS_TABLE created by `make schema`'s script,
 and a third job on one of those topics keeping its own dead letters. One set of drivers serves
@@ -13,7 +13,8 @@ import pytest
 
 from errorcount import store
 from errorcount.errors import ConfigError
-from errorcount.tools import produce, samples
+from errorcount.testkit import samples
+from errorcount.tools import produce
 from tests.support import ROOT, catch_up, error_log, job_connection, ledger, local_stack, query, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
@@ -54,13 +55,13 @@ def make_schema(table: str) -> None:
                    env={**os.environ, "COUNTS_TABLE": table})
 
 
-def events_of(log_format: str, bad: list[tuple], seed: int) -> list[produce.Event]:
+def events_of(log_format: str, bad: list[tuple], seed: int) -> list[samples.Event]:
     events = samples.generate(log_format, 4000, seed, datetime(2035, 6, 1), 90)
-    return events + [produce.Event(value, None if reason else BAD_MINUTES[log_format] if log_format == "access"
+    return events + [samples.Event(value, None if reason else BAD_MINUTES[log_format] if log_format == "access"
                                    or b'"ERROR"' in value else None, reason is not None) for value, reason in bad]
 
 
-def expected_errors(events: list[produce.Event]) -> dict[str, int]:
+def expected_errors(events: list[samples.Event]) -> dict[str, int]:
     return dict(Counter(e.error_minute for e in events if e.error_minute))
 
 
@@ -126,8 +127,8 @@ def test_the_job_checks_its_counts_table_at_startup(admin):
     conn = job_connection()
     try:
         database = local_stack()["MYSQL_DATABASE"]
-        store.verify_schema(conn, database)  # error_log: there
+        store.Store(conn, "j", "t").verify_schema(database)  # error_log: there
         with pytest.raises(ConfigError, match=r"lacks table no_such_counts: .*COUNTS_TABLE"):
-            store.verify_schema(conn, database, "no_such_counts")
+            store.Store(conn, "j", "t", "no_such_counts").verify_schema(database)
     finally:
         conn.close()

@@ -10,6 +10,7 @@ import pytest
 
 from errorcount import retention, store
 from errorcount.errors import ConfigError
+from errorcount.testkit import samples
 from errorcount.tools import produce
 from tests.support import admin_connect, apply_schema, catch_up, job_connection, ledger, local_stack, query, unique, wait_until
 
@@ -146,10 +147,10 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
                                               r"rejected_lines\.job, table counts_tables, error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
-            store.verify_schema(conn, database)
+            store.Store(conn, "j", "t").verify_schema(database)
         apply_schema(conn)
         apply_schema(conn)  # and again: a no-op
-        store.verify_schema(conn, database)
+        store.Store(conn, "j", "t").verify_schema(database)
         assert query(admin, f"SELECT records, batches FROM `{database}`.ingest_batches") == [(10, 1)]
         assert query(admin, f"SELECT next_offset, topic_id FROM `{database}`.kafka_offsets") == [(10, None)]  # adopted at start
         index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
@@ -174,8 +175,8 @@ def test_a_running_job_merges_old_ledger_rows_and_deletes_old_dead_letters(clean
     seeded = seed_ledger(admin, job, topic, [(0, old + timedelta(seconds=s), 5) for s in range(3)])
     query(admin, "INSERT INTO rejected_lines (topic, kafka_partition, kafka_offset, reason, raw_value, seen_at) "
                  "VALUES (%s, 0, 1000000, 'bad_level', 'old', %s)", (topic, old))
-    events = [produce.Event(b"2036-01-01 10:00:00 ERROR x", "2036-01-01 10:00:00", False)] * 8 + \
-        [produce.Event(b"garbage", None, True)] * 2
+    events = [samples.Event(b"2036-01-01 10:00:00 ERROR x", "2036-01-01 10:00:00", False)] * 8 + \
+        [samples.Event(b"garbage", None, True)] * 2
     produce.produce(topic, events, partitions=1)
     driver = start_driver(job, topic, env={"RETENTION_DAYS": str(DAYS)})
     catch_up(admin, job, topic, driver)

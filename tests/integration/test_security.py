@@ -16,6 +16,7 @@ from errorcount import mysql, store
 from errorcount.config import load_config
 from errorcount.errors import EXIT_UNAVAILABLE
 from errorcount.summary import BatchSummary
+from errorcount.testkit import samples
 from errorcount.tools import produce
 from tests.support import app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
@@ -53,7 +54,7 @@ def test_secrets_never_reach_argv_logs_or_the_spark_ui(clean_error_log, make_top
     jaas = f'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="{KAFKA_SECRET}";'
     env = {"MYSQL_PASSWORD": password, "MYSQL_PASSWORD_FILE": "", "KAFKA_OPT_SASL_JAAS_CONFIG": jaas,
            "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={UI_PORT}"}
-    produce.produce(topic, produce.generate(50, seed=81, start=datetime(2037, 1, 1), minutes=2))
+    produce.produce(topic, samples.generate("app", 50, seed=81, start=datetime(2037, 1, 1), minutes=2))
     driver = start_driver(job, topic, env=env)
     catch_up(admin, job, topic, driver)
 
@@ -87,12 +88,13 @@ def test_names_with_quotes_and_unicode_round_trip(admin):
     topic = "t'ö\"🚀"
     conn = job_connection()  # the local stack's port, database and user, whatever the process environment holds
     try:
-        epoch = store.acquire_lease(conn, job, "test ünïcode owner")
-        assert store.acquire_lease(conn, job, "again") == epoch + 1
-        batch = BatchSummary(records=14, rejected=1, dead_letters=[(3, 8, "bad_level", "é'\"".encode())])
-        store.commit_batch(conn, job, topic, epoch + 1, batch, {}, {0: 5, 3: 9})
-        assert store.load_offsets(conn, job, topic) == {0: 5, 3: 9}
-        assert store.load_offsets(conn, job.upper(), topic) == {}  # byte-wise: a different job
+        job_store = store.Store(conn, job, topic)
+        epoch = job_store.acquire_lease("test ünïcode owner")
+        assert job_store.acquire_lease("again") == epoch + 1
+        batch = BatchSummary(records=14, rejected=1, dead_letters=((3, 8, "bad_level", "é'\"".encode()),))
+        job_store.commit_batch(batch, {}, {0: 5, 3: 9})
+        assert job_store.load_offsets() == {0: 5, 3: 9}
+        assert store.Store(conn, job.upper(), topic).load_offsets() == {}  # byte-wise: a different job
         with conn.cursor() as cursor:
             cursor.execute("SELECT job, topic, records FROM ingest_batches WHERE job = %s", (job,))
             assert cursor.fetchall() == ((job, topic, 14),)

@@ -11,6 +11,7 @@ import pytest
 from confluent_kafka import Consumer
 
 from errorcount import logline
+from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 from tests.support import (
     ROOT,
@@ -44,11 +45,11 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
     admin = clean_error_log
     topic, job, port = make_topic(partitions=2), unique("job"), free_port()
     writer = produce.Writer(topic, 2)
-    first = produce.generate(2000, 3, datetime(2036, 2, 1), 20)
+    first = samples.generate("app", 2000, 3, datetime(2036, 2, 1), 20)
     writer.write(first)
     driver = start_driver(job, topic, env={"METRICS_PORT": str(port)})
     catch_up(admin, job, topic, driver)
-    second = produce.generate(500, 4, datetime(2036, 2, 1), 20)
+    second = samples.generate("app", 500, 4, datetime(2036, 2, 1), 20)
     writer.write(second, first_index=len(first))  # a second batch: its commit knows the first's end offsets
     catch_up(admin, job, topic, driver)
     group, stored = f"errorcount-{job}", stored_offsets(admin, job, topic)
@@ -80,7 +81,7 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
     member.subscribe([topic])
     try:
         wait_until(lambda: member.poll(0.5) is not None or bool(member.assignment()), 60, "the consumer to join")
-        third = produce.generate(300, 5, datetime(2036, 2, 1), 20)
+        third = samples.generate("app", 300, 5, datetime(2036, 2, 1), 20)
         writer.write(third, first_index=len(first) + len(second))
         catch_up(admin, job, topic, driver)
         wait_until(lambda: scrape(f"127.0.0.1:{port}")[("errorcount_lag_mirror_failures_total", label)] > 0, 60,

@@ -5,7 +5,7 @@ from chispa import assert_df_equality
 from pyspark.sql import Row
 
 from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
-from errorcount.parse import REJECT_LEVEL, REJECT_NULL, REJECT_TIMESTAMP, classify_lines_df
+from errorcount.parse import Contract, classify_lines_df
 from errorcount.summary import BatchSummary, every_dead_letter, summarize
 
 IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary"
@@ -53,11 +53,11 @@ def test_dead_letters_keep_reason_and_first_kib_through_parse_and_summary(spark)
     source = spark.createDataFrame([(0, 1, b"2024-01-01 10:00:00 ERROR ok"), (0, 2, None), (1, 3, long_bad),
                                     (1, 4, b"2024-01-01 10:00:00 ERR0R"), (1, 5, None)],
                                    "partition int, offset long, value binary")
-    rows = source.transform(classify_lines_df).transform(lambda df: batch_summary_df(df, 10)).collect()
-    kept = [(0, 2, REJECT_NULL, None), (1, 3, REJECT_TIMESTAMP, long_bad[:1024]),
-            (1, 4, REJECT_LEVEL, b"2024-01-01 10:00:00 ERR0R"), (1, 5, REJECT_NULL, None)]
-    assert summarize(rows, 1000).dead_letters == kept
-    assert summarize(rows, 2).dead_letters == kept[:2]
+    rows = classify_lines_df(source, Contract.with_settings()).transform(lambda df: batch_summary_df(df, 10)).collect()
+    kept = [(0, 2, "null_value", None), (1, 3, "bad_timestamp", long_bad[:1024]),
+            (1, 4, "bad_level", b"2024-01-01 10:00:00 ERR0R"), (1, 5, "null_value", None)]
+    assert summarize(rows, 1000).dead_letters == tuple(kept)
+    assert summarize(rows, 2).dead_letters == tuple(kept[:2])
     assert (summarize(rows, 2).records, summarize(rows, 2).rejected) == (5, 4)
 
 
@@ -76,7 +76,7 @@ def test_summarize_adds_up_minutes_and_offset_ranges():
                          row(1, 101, 1, 0, 3, 3), row(1, None, 2, 2, 12, 15, slot=0, reason="bad_level",
                                                       raw=bytearray(b"?"))])
     assert summary == BatchSummary(records=12, errors=7, rejected=3, minute_counts={100: 6, 101: 1},
-                                   ranges={0: (5, 20), 1: (0, 15)}, dead_letters=[(1, 12, "bad_level", b"?")])
+                                   ranges={0: (5, 20), 1: (0, 15)}, dead_letters=((1, 12, "bad_level", b"?"),))
 
 
 def test_summarize_of_nothing_is_empty():
@@ -87,4 +87,4 @@ def test_rejected_rows_are_every_reject_with_its_reason_and_prefix(spark):
     rows = [(0, 5, None, False, "bad_level", bytearray(b"x")), (1, 2, 100, True, None, None),
             (0, 7, None, False, "null_value", None), (1, 9, None, False, "empty_line", bytearray(b""))]
     collected = rejected_rows_df(spark.createDataFrame(rows, IN_SCHEMA)).collect()
-    assert every_dead_letter(collected) == [(0, 5, "bad_level", b"x"), (0, 7, "null_value", None), (1, 9, "empty_line", b"")]
+    assert every_dead_letter(collected) == ((0, 5, "bad_level", b"x"), (0, 7, "null_value", None), (1, 9, "empty_line", b""))

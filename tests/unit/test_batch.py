@@ -5,7 +5,9 @@ import pytest
 
 from errorcount.batch import APPLIED, FENCED, NOT_APPLIED, BatchCommitter, unknown_outcome
 from errorcount.config import load_config
+from errorcount.offsets import AFTER, BEFORE, stored_state
 from errorcount.retention import Retention
+from errorcount.store import Store
 
 
 def offset_log(directory, batch_id: int, ends: dict[int, int]) -> None:
@@ -15,8 +17,8 @@ def offset_log(directory, batch_id: int, ends: dict[int, int]) -> None:
 
 
 def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_stored_ones(tmp_path):
-    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), None, 1, {0: 100, 1: 40}, 2, Retention(0),
-                               str(tmp_path))
+    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), Store(None, "job", "logs"), {0: 100, 1: 40}, 2,
+                               Retention(0), str(tmp_path))
     assert committer.planned_records(0) is None  # nothing in the offset log yet
     offset_log(tmp_path, 0, {0: 130, 1: 45})
     offset_log(tmp_path, 1, {0: 131, 1: 1045})
@@ -40,10 +42,20 @@ def test_a_lost_commit_is_resolved_from_the_stored_offsets(stored, outcome):
     assert unknown_outcome({0: 10, 1: 5}, {0: 20, 1: 5}, stored) == outcome
 
 
+def test_a_late_applied_commit_is_read_as_not_applied_then_found_applied_by_the_retry():
+    """The reply was lost and the COMMIT not yet visible: the plain read sees the previous offsets
+    (commit again); the retry's locking read (Store.check_owner, the same rule) waits for it, finds
+    the batch's own offsets and writes nothing: counted once."""
+    before, after = {0: 10, 1: 5}, {0: 20, 1: 5}
+    assert unknown_outcome(before, after, stored=before) == NOT_APPLIED
+    assert stored_state(after, before, after) == AFTER  # Store.check_owner: AlreadyApplied, nothing written
+    assert stored_state(before, before, after) == BEFORE  # truly not applied: the retry writes the batch
+
+
 def test_a_batch_read_from_a_topic_recreated_under_the_query_is_not_committed(tmp_path):
     from errorcount.batch import TopicRecreated
     answers = iter(["ID-1", "ID-2", None])
-    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), None, 1, {0: 100}, 1, Retention(0),
+    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), Store(None, "job", "logs"), {0: 100}, 1, Retention(0),
                                str(tmp_path), topic_id="ID-1", topic_now=lambda: next(answers))
     committer.check_topic(7)  # still the topic the offsets belong to
     with pytest.raises(TopicRecreated, match="batch 8: topic 'logs' now has ID ID-2, not ID-1"):

@@ -1,16 +1,15 @@
 """The access and json contracts (docs/contract.md) clause by clause: every case is labelled by
 hand and checked on the JVM classifier and on the independent plain-Python implementation
-(bench/pyformats.py). The differential test of the two is tests/unit/test_formats_differential.py."""
+(errorcount/testkit/pyformats.py). The differential test of the two is tests/unit/test_formats_differential.py."""
 
 from datetime import datetime
 
 import pytest
 
-from bench.pyformats import Reference
-from errorcount.parse import CODE_BITS, REJECT_CODES, Contract, register_classifier
-from tests.unit.test_classifier import classify_in_jvm
+from errorcount.errors import ConfigError
+from errorcount.parse import Contract
+from tests.unit.contract_cases import codes_of, jvm_codes, reference_codes
 
-CODES = {reason: code for code, reason in REJECT_CODES.items()}
 A = '127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" {status} 2326'
 AT = "2000-10-10 20:55"  # A's minute in UTC
 LINE = '203.0.113.7 - - [{stamp}] "GET / HTTP/1.1" 503 12'
@@ -195,40 +194,22 @@ JSON_CASES = [  # (settings, value, minute or None, is error, reason); settings 
 ]
 
 
-def packed(minute: str | None, error: bool, reason: str | None) -> tuple[int, int]:
+def packed(codes: dict[str | None, int], minute: str | None, error: bool, reason: str | None) -> tuple[int, int]:
     """The expectation as (minute, code): minutes since 1970 of a naive UTC time, computed here."""
     if reason:
-        return 0, CODES[reason]
-    return int((datetime.fromisoformat(minute) - datetime(1970, 1, 1)).total_seconds() // 60), 1 if error else 0
-
-
-def contract_of(settings: dict[str, str], log_format: str) -> Contract:
-    values = {"log_format": log_format, **{key.lower(): value for key, value in settings.items()}}
-    values["error_status_min"] = int(values.get("error_status_min", 500))
-    return Contract(**values)
-
-
-def reference_code(contract: Contract, value: bytes | None) -> tuple[int, int]:
-    minute, error, reason = Reference(**vars(contract)).classify(value)
-    return (0, CODES[reason]) if reason else (minute, 1 if error else 0)
-
-
-def jvm_codes(spark, contract: Contract, values: list[bytes | None]) -> list[tuple[int, int]]:
-    try:
-        register_classifier(spark, contract)
-        return [(p >> CODE_BITS, p & 15) for p in classify_in_jvm(spark, values)]
-    finally:
-        register_classifier(spark)  # the app contract as written, for the other tests
+        return 0, codes[reason]
+    return int((datetime.fromisoformat(minute or "") - datetime(1970, 1, 1)).total_seconds() // 60), 1 if error else 0
 
 
 def check(spark, cases: list[tuple], log_format: str) -> None:
+    codes = codes_of(spark)
     groups: dict[Contract, list[tuple]] = {}
     for settings, value, *expected in cases:
-        groups.setdefault(contract_of(settings, log_format), []).append((value, packed(*expected)))
+        groups.setdefault(Contract.with_settings(LOG_FORMAT=log_format, **settings), []).append((value, packed(codes, *expected)))
     for contract, group in groups.items():
         values = [value for value, _ in group]
         expected = [want for _, want in group]
-        assert [reference_code(contract, v) for v in values] == expected, f"reference, {contract}"
+        assert reference_codes(spark, contract, values) == expected, f"reference, {contract}"
         got = jvm_codes(spark, contract, values)
         wrong = [(v[:120] if v else v, g, w) for v, g, w in zip(values, got, expected, strict=True) if g != w]
         assert wrong == [], f"JVM classifier, {contract}"
@@ -249,8 +230,9 @@ def test_the_json_contract(spark):
     check(spark, JSON_CASES, "json")
 
 
-def test_a_bad_contract_fails_at_registration(spark):
-    with pytest.raises(Exception, match="must be one or more ASCII letters"):
-        jvm_codes(spark, Contract(error_levels="ERROR,50"), [b"x"])
-    with pytest.raises(Exception, match="field 2 of 'ts,' is empty"):
-        jvm_codes(spark, Contract(log_format="json", json_time_fields="ts,"), [b"x"])
+def test_a_bad_contract_is_refused_by_the_settings_rules():
+    with pytest.raises(ConfigError, match="ERROR_LEVELS must be ASCII letters for app lines"):
+        Contract.with_settings(ERROR_LEVELS="ERROR,50")
+    with pytest.raises(ConfigError, match="JSON_TIME_FIELDS must be comma-separated field names"):
+        Contract.with_settings(LOG_FORMAT="json", JSON_TIME_FIELDS="ts,")
+    assert Contract.with_settings(LOG_FORMAT="json", ERROR_LEVELS="ERROR,50")["ERROR_LEVELS"] == "ERROR,50"

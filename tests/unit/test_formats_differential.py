@@ -1,5 +1,5 @@
-"""The JVM classifier against the independent plain-Python implementation (bench/pyformats.py)
-for the access and json contracts, on generated samples (errorcount/tools/samples.py), boundary
+"""The JVM classifier against the independent plain-Python implementation (errorcount/testkit/pyformats.py)
+for the access and json contracts, on generated samples (errorcount/testkit/samples.py), boundary
 values and their mutations: stray bytes at every position, random edits, truncations, random
 bytes. DIFFERENTIAL_VALUES sets how many per contract (make differential: millions)."""
 
@@ -9,9 +9,8 @@ from datetime import datetime
 import pytest
 
 from errorcount.parse import Contract
-from errorcount.tools import samples
-from tests.unit.test_classifier import mutated
-from tests.unit.test_formats import jvm_codes, reference_code
+from errorcount.testkit import samples
+from tests.unit.contract_cases import jvm_codes, mutated, reference_codes
 
 ACCESS_STRAY = [b'"', b"\\", b" ", b"\t", b"[", b"]", b"/", b":", b"\x00", b"\xff", b"\xc3", b"\n", b"\r", b"-",
                 b"+", b"5", b"0", b"9", b"J", b"a"]
@@ -37,13 +36,14 @@ JSON_BOUNDARY = [f'{{"ts": {stamp}, "level": {level}, "status": {status}, "log":
                                  "7")][::3]
 JSON_BOUNDARY += [b'{"ts": 1, "level": "ERROR", "d": ' + b"[" * depth + b"]" * depth + b"}" for depth in (1, 999, 1001, 3000)]
 CONTRACTS = {
-    "access": (Contract(log_format="access"), Contract(log_format="access", error_status_min=404)),
-    "json": (Contract(log_format="json", error_levels="ERROR,50"),
-             Contract(log_format="json", json_status_field="status", error_status_min=500),
-             Contract(log_format="json", json_epoch_unit="s", json_time_fields="ts,time", json_level_fields="log.level"),
-             Contract(log_format="json", json_epoch_unit="ms"),
-             Contract(log_format="json", json_message_field="message", message_format="app"),
-             Contract(log_format="json", json_message_field="message", message_format="access")),
+    "access": (Contract.with_settings(LOG_FORMAT="access"), Contract.with_settings(LOG_FORMAT="access", ERROR_STATUS_MIN=404)),
+    "json": (Contract.with_settings(LOG_FORMAT="json", ERROR_LEVELS="ERROR,50"),
+             Contract.with_settings(LOG_FORMAT="json", JSON_STATUS_FIELD="status", ERROR_STATUS_MIN=500),
+             Contract.with_settings(LOG_FORMAT="json", JSON_EPOCH_UNIT="s", JSON_TIME_FIELDS="ts,time",
+                                    JSON_LEVEL_FIELDS="log.level"),
+             Contract.with_settings(LOG_FORMAT="json", JSON_EPOCH_UNIT="ms"),
+             Contract.with_settings(LOG_FORMAT="json", JSON_MESSAGE_FIELD="message", MESSAGE_FORMAT="app"),
+             Contract.with_settings(LOG_FORMAT="json", JSON_MESSAGE_FIELD="message", MESSAGE_FORMAT="access")),
 }
 
 
@@ -63,8 +63,8 @@ def test_the_classifier_and_the_reference_agree(spark, log_format):
     for number, contract in enumerate(CONTRACTS[log_format]):
         values = values_of(log_format, count // len(CONTRACTS[log_format]), seed=20261124 + number)
         got = jvm_codes(spark, contract, values)
-        disagree = [(v[:200] if v else v, g, w) for v, g in zip(values, got, strict=True)
-                    if g != (w := reference_code(contract, v))]
+        disagree = [(v[:200] if v else v, g, w) for v, g, w in zip(values, got, reference_codes(spark, contract, values),
+                                                                      strict=True) if g != w]
         assert disagree == [], f"{contract}: {len(disagree)} of {len(values)} disagree, e.g. {disagree[:3]}"
         seen |= {code for _, code in got}
     expected = {0, 1, 2, 3, 6, 7, 8, 9} if log_format == "access" else {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}

@@ -1,10 +1,10 @@
-"""The bench's plain-Python parser (bench/pyparse.py) follows the same contract as the job:
+"""The bench's plain-Python parser (errorcount/testkit/pyparse.py) follows the same contract as the job:
 checked against the contract's cases, whose expectations are written out independently."""
 
 import pytest
 
-from bench import pyparse
-from tests.unit.test_parse import CASES, epoch_minute
+from errorcount.testkit import pyparse
+from tests.unit.contract_cases import CASES, epoch_minute
 
 
 @pytest.mark.parametrize(("value", "minute", "is_error", "reason"), CASES)

@@ -8,8 +8,11 @@ import subprocess
 import threading
 from pathlib import Path
 
+import pytest
+
 from errorcount import faults
 from errorcount.config import load_config
+from errorcount.errors import ConfigError
 from errorcount.mysql import connect_args, session_settings
 from errorcount.source import source_options
 from errorcount.topic_metadata import client_options
@@ -71,38 +74,39 @@ def test_every_job_session_bounds_how_long_a_frozen_driver_holds_its_locks():
     assert "SET time_zone = '+00:00'" in statements
 
 
-def test_fault_hook_is_inert_by_default_and_fires_once_at_the_nth_time(monkeypatch):
-    monkeypatch.delenv(faults.ENV, raising=False)
-    assert not any(faults.fires("after_commit") for _ in range(5))
-    monkeypatch.setenv(faults.ENV, "before_commit@3")
-    assert [faults.fires("before_commit") for _ in range(5)] == [False, False, True, False, False]
-    assert not faults.fires("after_commit")
+def test_fault_hooks_are_inert_by_default_and_fire_once_at_the_nth_time():
+    assert faults.from_env({}) is faults.NO_FAULTS
+    assert not any(faults.NO_FAULTS.lose_commit("commit_lost_applied") for _ in range(5))
+    hooks = faults.from_env({faults.ENV: "commit_lost_applied@3"})
+    assert [hooks.lose_commit("commit_lost_applied") for _ in range(5)] == [False, False, True, False, False]
+    assert not hooks.lose_commit("commit_lost_unapplied")
+    with pytest.raises(faults.InjectedFailure):
+        faults.from_env({faults.ENV: "query_fails"}).fail("query_fails")
+    with pytest.raises(ConfigError, match="expected POINT or POINT@N"):
+        faults.from_env({faults.ENV: "before_comit"})
 
 
-def test_kill_during_a_job_lands_while_it_runs_or_else_before_the_block_is_left(monkeypatch):
+def test_kill_during_a_job_lands_while_it_runs_or_else_before_the_block_is_left():
     kills, killed = [], threading.Event()
 
     def die():
         kills.append("kill")
         killed.set()
 
-    monkeypatch.setattr(faults, "die", die)
-    monkeypatch.setattr(faults, "_reached", {})
-    monkeypatch.setenv(faults.ENV, "during_spark_job")
+    hooks = faults.Faults("during_spark_job", kill=die)
     job = threading.Event()
-    with faults.killed_during("during_spark_job", job.is_set):
+    with hooks.killed_during("during_spark_job", job.is_set):
         job.set()  # the watcher polls until it sees the job running
         assert killed.wait(10), "the watcher never killed"
         kills.append("job ended")
     assert kills[:2] == ["kill", "job ended"]
 
     kills.clear()
-    monkeypatch.setattr(faults, "_reached", {})  # a fresh driver
-    with faults.killed_during("during_spark_job", lambda: False):
+    with faults.Faults("during_spark_job", kill=die).killed_during("during_spark_job", lambda: False):  # a fresh driver
         kills.append("job ended")
     assert kills == ["job ended", "kill"]  # never seen running: the kill still precedes what follows
 
-    with faults.killed_during("during_spark_job", job.is_set):  # fired already: inert
+    with hooks.killed_during("during_spark_job", job.is_set):  # fired already: inert
         kills.clear()
     assert kills == []
 

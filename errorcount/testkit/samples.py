@@ -10,11 +10,66 @@ errors, so the json samples count ERROR_LEVELS=ERROR,50); `make produce FORMAT=.
 
 import json
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from errorcount.tools.produce import Event, make_event
+LEVELS_OTHER = ["INFO", "WARN", "DEBUG", "[INFO]", "warn:", "Errors", "TRACE"]
+LEVELS_ERROR = ["ERROR", "error", "[ERROR]", "ERROR:", "[error]:", "Error"]
+ZONES = [None, "Z", "+02:00", "-0530", "+14:00", "-12:00", "+00:00"]
+BAD_VALUES = [
+    None, b"", b"   \t ", b"no timestamp ERROR here", b"ERROR 2024-01-01 00:00:00",
+    "２０２４-01-01 10:00:00 ERROR fullwidth digits".encode(),
+    b"2023-02-29 10:00:00 ERROR not a leap year", b"2024-04-31 10:00:00 ERROR no such day",
+    b"2024-01-01 24:00:00 ERROR hour 24", b"2024-01-01 10:60:00 ERROR minute 60",
+    b"2024-01-01 10:00:60 ERROR second 60", b"2024-01-01 10:00 ERROR no seconds",
+    b"2024-01-01 10:00:00+15:00 ERROR zone hour 15", b"2024-01-01 10:00:00 +01:00 ERROR spaced zone",
+    b"2024-01-01 10:00:00.1234567890 ERROR ten fraction digits", b"2024-01-01 10:00:00",
+    b"2024-01-01 10:00:00 ERROR_X underscore level", b"2024-01-01 10:00:00 [ERROR bracket",
+    b"2024-01-01 10:00:00 ERR0R digit in level", b"2024-01-01 10:00:00ERROR no space",
+    b"\xff\xfe\x00binary \x80 junk", b"2024-01-01\t10:00:00 ERROR tab separator",
+    b"0999-12-31 23:59:00 ERROR before year 1000", b"9999-12-31 23:30:00-01:00 ERROR after 9999 in UTC",
+    b"garbage first line\n2024-01-01 10:00:00 ERROR second line does not count",
+]
+
+
+@dataclass(frozen=True)
+class Event:
+    value: bytes | None
+    error_minute: str | None  # 'YYYY-MM-DD HH:MM:00' (UTC) if this event must be counted
+    rejected: bool
+
+
+def format_line(instant: datetime, zone: str | None, level: str, rng: random.Random) -> str:
+    """Renders a UTC instant as a contract line in the given zone notation."""
+    offset = timedelta(0)
+    if zone and zone != "Z":
+        sign = -1 if zone[0] == "-" else 1
+        digits = zone[1:].replace(":", "")
+        offset = sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    local = instant + offset if zone else instant
+    text = local.strftime("%Y-%m-%d") + rng.choice([" ", "T"]) + local.strftime("%H:%M:%S")
+    fraction = rng.choice(["", f".{instant.microsecond // 1000:03d}", f",{instant.microsecond:06d}", ".123456789"])
+    return text + fraction + (zone or "") + rng.choice([" ", "  ", "\t"]) + level
+
+
+def make_event(rng: random.Random, start: datetime, minutes: int) -> Event:
+    roll = rng.random()
+    if roll < 0.05:
+        return Event(rng.choice(BAD_VALUES), None, True)
+    instant = start + timedelta(seconds=rng.uniform(0, minutes * 60))
+    is_error = roll < 0.20
+    line = format_line(instant, rng.choice(ZONES), rng.choice(LEVELS_ERROR if is_error else LEVELS_OTHER), rng)
+    line += rng.choice(["", f" request {rng.randrange(10**6)} failed", "\tdetail",
+                        " trace\n  at a.b(C.java:1)\n  at d.e(F.java:2)", " crlf\r\n"])
+    minute = instant.replace(second=0, microsecond=0).strftime("%Y-%m-%d %H:%M:00")
+    return Event((" " + line if rng.random() < 0.05 else line).encode(), minute if is_error else None, False)
+
+
+def expected_counts(events: list[Event]) -> dict[str, int]:
+    return dict(Counter(e.error_minute for e in events if e.error_minute))
+
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 ACCESS_ZONES = (0, -7 * 60, 5 * 60 + 30, 14 * 60, -12 * 60, 60)

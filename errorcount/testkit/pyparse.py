@@ -5,13 +5,14 @@ naive UDF job), and checked against the Spark job's results on every bench run."
 import re
 from datetime import date
 
-from errorcount.parse import MAX_MINUTE, MIN_MINUTE
-
 _TIME = r"\d{4}-\d{2}-\d{2}[ T](?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d{1,9})?"
 _ZONE = r"(Z|[+-](?:0\d|1[0-4]):?[0-5]\d)?"
 LINE = re.compile(_TIME + _ZONE + r"[ \t]+(\[[A-Za-z]+\]|[A-Za-z]+):?(?:[ \t]|\Z)", re.ASCII)
 TIMESTAMP = re.compile(_TIME + _ZONE + r"(?:[ \t]|\Z)", re.ASCII)
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+# MySQL DATETIME's range, 1000-01-01 00:00 to 9999-12-31 23:59, in epoch minutes
+MIN_MINUTE = (date(1000, 1, 1).toordinal() - EPOCH_ORDINAL) * 1440
+MAX_MINUTE = (date(9999, 12, 31).toordinal() - EPOCH_ORDINAL) * 1440 + 23 * 60 + 59
 DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 

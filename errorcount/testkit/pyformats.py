@@ -1,18 +1,18 @@
 """The access and json contracts (docs/contract.md) written the way a plain-Python user would:
 `re`, the standard `json` module and `decimal`. The independent second implementation the JVM
 classifier is checked against (tests/unit/test_formats.py, make differential); the app contract
-is bench/pyparse.py."""
+is errorcount/testkit/pyparse.py."""
 
 import json
 import re
 import sys
 import threading
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from bench import pyparse
-from errorcount.parse import MAX_MINUTE, MIN_MINUTE, Contract
+from errorcount.parse import Contract
+from errorcount.testkit import pyparse
+from errorcount.testkit.pyparse import MAX_MINUTE, MIN_MINUTE
 
 Result = tuple[int | None, bool, str | None]  # (epoch minute, is error, reject reason)
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -23,19 +23,22 @@ APP_STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T]([01]\d|2[0-3]):([0-5]\d):[0-5
 EPOCH_TEXT = re.compile(r"[+-]?\d+(\.\d+)?", re.ASCII)
 
 
-@dataclass(frozen=True)
-class Reference(Contract):
-    """The contract of a set of log-format settings (errorcount.parse.Contract), in plain Python."""
+class Reference:
+    """The contract of a set of log-format settings (errorcount.parse.Contract: the settings by
+    name), in plain Python."""
+
+    def __init__(self, contract: Contract):
+        self.contract = dict(contract.settings)  # read per record: a plain dict
 
     def classify(self, value: bytes | None) -> Result:
         if value is None:
             return None, False, "null_value"
-        if self.log_format == "json":
+        if self.contract["LOG_FORMAT"] == "json":
             return self.json_event(value.decode("utf-8", "replace"))
-        return self.line(self.log_format, value.decode("utf-8", "replace"))
+        return self.line(self.contract["LOG_FORMAT"], value.decode("utf-8", "replace"))
 
     def levels(self) -> set[str]:
-        return {upper_ascii(name.strip()) for name in self.error_levels.split(",")}
+        return {upper_ascii(name.strip()) for name in self.contract["ERROR_LEVELS"].split(",")}
 
     def line(self, fmt: str, text: str) -> Result:
         if fmt == "app":
@@ -44,7 +47,9 @@ class Reference(Contract):
             if reason is not None:
                 return minute, False, reason
             first = value.decode("utf-8", "replace").split("\n", 1)[0].removesuffix("\r").strip(" \t")
-            level = pyparse.LINE.match(first).group(2).strip("[]")
+            matched = pyparse.LINE.match(first)
+            assert matched is not None, "pyparse accepted the line"
+            level = matched.group(2).strip("[]")
             return minute, level.upper() in self.levels(), None
         return self.access(text)
 
@@ -61,7 +66,7 @@ class Reference(Contract):
         zone = int(match.group(7)) * 60 + int(match.group(8))
         return dated(int(match.group(3)), MONTHS.index(match.group(2)) + 1, int(match.group(1)),
                      int(match.group(4)), int(match.group(5)), -zone if match.group(6) == "-" else zone,
-                     status >= self.error_status_min)
+                     status >= int(self.contract["ERROR_STATUS_MIN"]))
 
     def json_event(self, text: str) -> Result:
         if not text.strip(" \t\r\n"):
@@ -69,26 +74,26 @@ class Reference(Contract):
         event = strict_json(text)
         if not isinstance(event, dict):
             return None, False, "bad_json"
-        if self.json_message_field:
-            message = lookup(event, self.json_message_field)
+        if self.contract["JSON_MESSAGE_FIELD"]:
+            message = lookup(event, self.contract["JSON_MESSAGE_FIELD"])
             if not isinstance(message, str) or isinstance(message, Number):
                 return None, False, "bad_message"
-            return self.line(self.message_format, message)
-        stamp = first_present(event, self.json_time_fields)
-        minute = epoch_minute(stamp, self.json_epoch_unit)
+            return self.line(self.contract["MESSAGE_FORMAT"], message)
+        stamp = first_present(event, self.contract["JSON_TIME_FIELDS"])
+        minute = epoch_minute(stamp, self.contract["JSON_EPOCH_UNIT"])
         if minute is None:
             return None, False, "bad_timestamp"
-        if self.json_status_field:
-            status = lookup(event, self.json_status_field)
+        if self.contract["JSON_STATUS_FIELD"]:
+            status = lookup(event, self.contract["JSON_STATUS_FIELD"])
             code = -1
             if isinstance(status, str) and re.fullmatch(r"[0-9]+", status):  # a JSON integer, or a string of digits
                 significant = status.lstrip("0") or "0"
                 code = int(significant) if len(significant) <= 3 else -1
             if not 100 <= code <= 599:
                 return None, False, "bad_status"
-            error = code >= self.error_status_min
+            error = code >= int(self.contract["ERROR_STATUS_MIN"])
         else:
-            level = first_present(event, self.json_level_fields)
+            level = first_present(event, self.contract["JSON_LEVEL_FIELDS"])
             if not isinstance(level, str):  # Number is a str too: its text as written
                 return None, False, "bad_level"
             error = upper_ascii(level.strip(" \t")) in self.levels()
