@@ -7,9 +7,11 @@ import os
 import sys
 import time
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from errorcount import session
 from errorcount.aggregate import batch_summary_df, dead_letter_slots
 from errorcount.config import load_config
 from errorcount.parse import Contract, classify_lines_df, register_classifier
@@ -25,6 +27,46 @@ def timed(action, runs: int = 3) -> float:
     return best
 
 
+def register_probes(spark: SparkSession, contract: Contract) -> tuple[str, str]:
+    """The two output-shape probes (java/errorcount/ProbeStruct.java, ProbeSecond.java): how the
+    classifier could return string dimension values besides the packed long."""
+    jvm = session.jvm(spark)
+    settings = jvm.java.util.HashMap()
+    for name, value in contract.settings:
+        settings.put(name, value)
+    types = jvm.org.apache.spark.sql.types.DataType
+    registry = spark._jsparkSession.udf()
+    registry.register("probe_struct", jvm.errorcount.ProbeStruct(settings),
+                      types.fromDDL("struct<packed: bigint, dims: array<string>>"))
+    registry.register("probe_second", jvm.errorcount.ProbeSecond(settings), types.fromDDL("array<string>"))
+    return "probe_struct", "probe_second"
+
+
+def consume_shape(df: DataFrame) -> None:
+    df.agg(F.max("partition"), F.max("offset"), F.max("packed"), F.max(F.size("dims"))).collect()
+
+
+def shapes(spark: SparkSession, source: DataFrame, contract: Contract, function: str) -> list:
+    """The classifier's output shapes on values held in memory (a copy: caching `source` itself
+    would serve the Kafka steps from memory too), best of 9: the packed long alone (today), a
+    struct of the long and dimension values, the long and a second function on ERROR records."""
+    struct_fn, second_fn = register_probes(spark, contract)
+    values = source.select("partition", "offset", F.concat(F.col("value"), F.lit(b"")).alias("value"))
+    values = values.persist(StorageLevel.MEMORY_ONLY)
+    values.count()
+    packed = F.call_function(function, F.col("value")).alias("packed")
+    error = F.col("packed").bitwiseAND(15) == 1
+    steps = [("in memory: packed long alone (today's output)", lambda: consume_shape(values.select(
+                "partition", "offset", packed, F.lit(None).cast("array<string>").alias("dims")))),
+            ("in memory: a struct (packed, dims array<string>), one call", lambda: consume_shape(values.select(
+                "partition", "offset", F.call_function(struct_fn, F.col("value")).alias("o"))
+                .select("partition", "offset", F.col("o.packed").alias("packed"), F.col("o.dims").alias("dims")))),
+            ("in memory: packed, then a second function on ERROR records", lambda: consume_shape(values.select(
+                "partition", "offset", "value", packed).select(
+                "partition", "offset", "packed", F.when(error, F.call_function(second_fn, F.col("value"))).alias("dims"))))]
+    return [(name, action, 9) for name, action in steps]
+
+
 def main() -> int:
     topic, records = os.environ["KAFKA_TOPIC"], int(os.environ["BENCH_PROFILE_RECORDS"])
     spark = SparkSession.builder.appName("errorcount-bench-profile").getOrCreate()
@@ -34,6 +76,7 @@ def main() -> int:
 
     def classify(df: DataFrame) -> DataFrame:
         return classify_lines_df(df, contract)
+
     partitions = int(os.environ["BENCH_PARTITIONS"])
     ends = {topic: {str(p): records // partitions for p in range(partitions)}}
     source = (spark.read.format("kafka").option("kafka.bootstrap.servers", os.environ["KAFKA_BOOTSTRAP_SERVERS"])
@@ -57,8 +100,8 @@ def main() -> int:
              ("+ dead letters (the job's one Spark job per batch)", lambda: source.transform(classify)
               .transform(lambda d: batch_summary_df(d, slots)).collect())]
     result = []
-    for name, action in steps:
-        seconds = timed(action)
+    for name, action, runs in [(name, action, 3) for name, action in steps] + shapes(spark, source, contract, function):
+        seconds = timed(action, runs)
         result.append({"step": name, "seconds": seconds, "records_per_s": count / seconds,
                        "core_us_per_record": seconds * 1e6 * spark.sparkContext.defaultParallelism / count})
         print(f"profile: {name}: {seconds:.2f} s", file=sys.stderr, flush=True)
