@@ -54,7 +54,7 @@ def shapes(spark: SparkSession, source: DataFrame, contract: Contract, function:
     values = source.select("partition", "offset", F.concat(F.col("value"), F.lit(b"")).alias("value"))
     values = values.persist(StorageLevel.MEMORY_ONLY)
     values.count()
-    packed = F.call_function(function, F.col("value")).alias("packed")
+    packed = F.call_function(function, F.col("value")).getField("packed").alias("packed")
     error = F.col("packed").bitwiseAND(15) == 1
     steps = [("in memory: packed long alone (today's output)", lambda: consume_shape(values.select(
                 "partition", "offset", packed, F.lit(None).cast("array<string>").alias("dims")))),
@@ -92,7 +92,7 @@ def main() -> int:
     slots = dead_letter_slots(1000, partitions)  # DEAD_LETTER_LIMIT's default
     steps = [("Kafka read (Spark source)", lambda: consume(source)),
              ("+ the JVM classifier (packed outcome)", lambda: consume(source.select(
-                 "partition", "offset", F.call_function(function, F.col("value")).alias("packed")))),
+                 "partition", "offset", F.call_function(function, F.col("value")).getField("packed").alias("packed")))),
              ("+ minute, reject reason, raw prefix (classify_lines_df)",
               lambda: consume(source.transform(classify))),
              ("+ aggregate without dead letters", lambda: source.transform(classify)

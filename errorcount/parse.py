@@ -99,8 +99,9 @@ def register_classifier(spark: SparkSession, contract: Contract) -> str:
         settings = jvm.java.util.HashMap()
         for name, value in contract.settings:
             settings.put(name, value)
-        classifier = getattr(jvm.errorcount, CLASSIFIER_CLASS)(settings)
-        spark._jsparkSession.udf().register(contract.function, classifier, jvm.org.apache.spark.sql.types.DataTypes.LongType)
+        java_class = getattr(jvm.errorcount, CLASSIFIER_CLASS)
+        returns = jvm.org.apache.spark.sql.types.DataType.fromDDL(java_class.returnType())
+        spark._jsparkSession.udf().register(contract.function, java_class(settings), returns)
         if app not in _registered:
             _registered.clear()
         _registered.setdefault(app, set()).add(contract.function)
@@ -126,9 +127,10 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
 
 
 def classify_stages(function: str, codes: Outcomes) -> list[list]:
+    """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field."""
     code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
     rejected = (code != codes.valid) & (code != codes.error)
-    return [["partition", "offset", "value", F.call_function(function, F.col("value")).alias("packed")],
+    return [["partition", "offset", "value", F.call_function(function, F.col("value")).getField("packed").alias("packed")],
             ["partition", "offset",
              F.when(~rejected, F.shiftright("packed", codes.code_bits)).alias("minute"),
              (code == codes.error).alias("is_error"),

@@ -1,11 +1,15 @@
 package errorcount;
 
 import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.api.java.UDF1;
 
 /**
  * The log contracts (docs/contract.md) on a Kafka record's raw value bytes, as a Spark Java UDF
- * returning one packed long (Outcome: {@code epochMinute * 16 + code}).
+ * returning a struct (RETURN_TYPE): today its one field {@code packed}, the packed long of
+ * Outcome ({@code epochMinute * 16 + code}); string outputs (dimension values) become fields
+ * beside it (a struct measured cheaper than a second function: bench/RESULTS-output-shapes.md).
  *
  * <p>No regex, no String on the data path: one pass over the bytes. The grammars are ASCII, so
  * working on UTF-8 bytes gives what decoding with replacement would. Deterministic, immutable once
@@ -14,8 +18,10 @@ import org.apache.spark.sql.api.java.UDF1;
  * <p>Configuration comes in through the constructor, by setting name (an instance is registered
  * through the JVM, errorcount/parse.py); validation and defaults are the settings' own, in Python.
  */
-public final class ClassifyLine implements UDF1<byte[], Long> {
+public final class ClassifyLine implements UDF1<byte[], Row> {
     private static final long serialVersionUID = 1L;
+    /** The UDF's return type, in Spark's DDL (errorcount/parse.py registers it with this type). */
+    public static final String RETURN_TYPE = "struct<packed: bigint>";
 
     private final LineFormat line;  // app or access; null for json
     private final JsonEvent json;
@@ -61,9 +67,14 @@ public final class ClassifyLine implements UDF1<byte[], Long> {
         return Outcome.CODE_BITS;
     }
 
+    /** RETURN_TYPE, for Python (py4j reads methods, not fields). */
+    public static String returnType() {
+        return RETURN_TYPE;
+    }
+
     @Override
-    public Long call(byte[] value) {
-        return classify(value);
+    public Row call(byte[] value) {
+        return RowFactory.create(classify(value));
     }
 
     /** The packed outcome of one value (null: NULL_VALUE). */

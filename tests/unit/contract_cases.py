@@ -136,7 +136,7 @@ def classify_in_jvm(spark, values: list[bytes | None], contract: Contract = APP)
     """The classifier's packed answers, in the order of `values`."""
     function = register_classifier(spark, contract)
     df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "i long, value binary")
-    rows = df.select("i", F.call_function(function, "value").alias("packed")).collect()
+    rows = df.select("i", F.call_function(function, "value").getField("packed").alias("packed")).collect()
     return [packed for _i, packed in sorted((r["i"], r["packed"]) for r in rows)]
 
 
