@@ -31,9 +31,7 @@ def register_probes(spark: SparkSession, contract: Contract) -> tuple[str, str]:
     """The two output-shape probes (java/errorcount/ProbeStruct.java, ProbeSecond.java): how the
     classifier could return string dimension values besides the packed long."""
     jvm = session.jvm(spark)
-    settings = jvm.java.util.HashMap()
-    for name, value in contract.settings:
-        settings.put(name, value)
+    settings = contract.to_java(jvm)
     types = jvm.org.apache.spark.sql.types.DataType
     registry = spark._jsparkSession.udf()
     registry.register("probe_struct", jvm.errorcount.ProbeStruct(settings),

@@ -75,7 +75,7 @@ class BatchCommitter:
     def __init__(self, cfg: Config, job_store: store.Store, stored: dict[int, int], partitions: int,
                  retention: Retention, checkpoint: str, watch: Watch | None = None, topic_id: str | None = None,
                  topic_now: Callable[[], str | None] | None = None):
-        self.cfg, self.store, self.hooks = cfg, job_store, job_store.hooks
+        self.cfg, self.store = cfg, job_store
         self.topic_id, self.topic_now = topic_id, topic_now  # the topic's ID at start; asking Kafka for it now
         self.watch = watch or Watch()
         self.retention = retention
@@ -114,7 +114,7 @@ class BatchCommitter:
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id, self.cfg.kafka_topic)  # read once per batch
         planned = self.planned_records(batch_id, ends)
         one_task = planned is not None and planned <= self.cfg.single_task_max_records
-        summary = count(batch_df, self.slots, self.cfg.dead_letter_limit, one_task, self.hooks)
+        summary = count(batch_df, self.slots, self.cfg.dead_letter_limit, one_task, self.store.hooks)
         # Spark's planned end also moves past transaction markers and aborted records, which the
         # rows never show: a batch of only those commits its offsets too, so nothing stalls.
         after = offsets.batch_end(self.expected, summary.ranges, ends)
@@ -123,11 +123,11 @@ class BatchCommitter:
         offsets.check_no_overlap(self.expected, summary.ranges)
         self.check_topic(batch_id)
         counted = time.monotonic()
-        self.hooks.fail("query_fails")
-        self.hooks.crash("before_transaction")
+        self.store.hooks.fail("query_fails")
+        self.store.hooks.crash("before_transaction")
         commit_started = time.monotonic()
         self.commit(summary, after, batch_id)
-        self.hooks.crash("after_commit")
+        self.store.hooks.crash("after_commit")
         done = time.monotonic()
         self.expected = after
         behind, seconds = self.watch.committed(summary, after, done - started, done - commit_started)

@@ -15,6 +15,7 @@ are the JVM's (Outcome.java), asked for once per application (outcomes).
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -50,6 +51,13 @@ class Contract:
 
     def __getitem__(self, name: str) -> str:
         return dict(self.settings)[name]
+
+    def to_java(self, jvm: Any) -> Any:
+        """The settings as the java.util.Map the classifier's constructors take."""
+        settings = jvm.java.util.HashMap()
+        for name, value in self.settings:
+            settings.put(name, value)
+        return settings
 
     @property
     def function(self) -> str:
@@ -96,12 +104,9 @@ def register_classifier(spark: SparkSession, contract: Contract) -> str:
     app = spark.sparkContext.applicationId
     if contract.function not in _registered.get(app, set()):
         jvm = session.jvm(spark)
-        settings = jvm.java.util.HashMap()
-        for name, value in contract.settings:
-            settings.put(name, value)
         java_class = getattr(jvm.errorcount, CLASSIFIER_CLASS)
         returns = jvm.org.apache.spark.sql.types.DataType.fromDDL(java_class.returnType())
-        spark._jsparkSession.udf().register(contract.function, java_class(settings), returns)
+        spark._jsparkSession.udf().register(contract.function, java_class(contract.to_java(jvm)), returns)
         if app not in _registered:
             _registered.clear()
         _registered.setdefault(app, set()).add(contract.function)
