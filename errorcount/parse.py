@@ -21,7 +21,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from errorcount import session
-from errorcount.columns import select_stages
+from errorcount.columns import PerApp, select_stages
 from errorcount.config import Config, load_config
 from errorcount.settings import CLASSIFIER_SETTINGS
 
@@ -80,37 +80,30 @@ class Outcomes:
     reasons: dict[int, str]
 
 
-_registered: dict[str, set[str]] = {}  # application ID -> functions registered in it
-_outcomes: dict[str, Outcomes] = {}
-_stages: dict[tuple[str, str, bool], list[list]] = {}
+_per_app = PerApp()  # the outcome codes, the functions registered and the Columns built
 
 
 def outcomes(spark: SparkSession) -> Outcomes:
     """The classifier's outcome codes, asked of the JVM (Outcome.java is their one list)."""
-    app = spark.sparkContext.applicationId
-    if app not in _outcomes:
+    def ask() -> Outcomes:
         classifier = getattr(session.jvm(spark).errorcount, CLASSIFIER_CLASS)
         valid, error = classifier.countedCodes()
         reasons = {code: str(reason) for code, reason in enumerate(classifier.rejectReasons()) if reason is not None}
-        _outcomes.clear()
-        _outcomes[app] = Outcomes(int(classifier.codeBits()), int(valid), int(error), reasons)
-    return _outcomes[app]
+        return Outcomes(int(classifier.codeBits()), int(valid), int(error), reasons)
+    return _per_app.get("outcomes", ask)
 
 
 def register_classifier(spark: SparkSession, contract: Contract) -> str:
     """Registers the JVM classifier built with `contract` as the SQL function contract.function
     (once per application) and returns that name. Its jar must be on the classpath (scripts/run.sh
     and the YARN package pass it with --jars)."""
-    app = spark.sparkContext.applicationId
-    if contract.function not in _registered.get(app, set()):
+    def register() -> str:
         jvm = session.jvm(spark)
         java_class = getattr(jvm.errorcount, CLASSIFIER_CLASS)
         returns = jvm.org.apache.spark.sql.types.DataType.fromDDL(java_class.returnType())
         spark._jsparkSession.udf().register(contract.function, java_class(contract.to_java(jvm)), returns)
-        if app not in _registered:
-            _registered.clear()
-        _registered.setdefault(app, set()).add(contract.function)
-    return contract.function
+        return contract.function
+    return _per_app.get(("function", contract.function), register)
 
 
 def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
@@ -122,13 +115,13 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     spark = df.sparkSession
     function = register_classifier(spark, contract)
     timed = "timestamp" in df.columns  # the Kafka record's time, for the lag (errorcount/lag.py)
-    key = (spark.sparkContext.applicationId, function, timed)
-    if key not in _stages:
+
+    def build() -> list[list]:
         # Built once per application and contract: a Column is an unbound expression tree, and
         # building one costs a py4j round trip per node (errorcount/columns.py).
         stages = classify_stages(function, outcomes(spark))
-        _stages[key] = [[*columns, "timestamp"] for columns in stages] if timed else stages
-    return select_stages(df, _stages[key])
+        return [[*columns, "timestamp"] for columns in stages] if timed else stages
+    return select_stages(df, _per_app.get(("stages", function, timed), build))
 
 
 def classify_stages(function: str, codes: Outcomes) -> list[list]:
