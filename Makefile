@@ -74,12 +74,12 @@ report: venv ## Draw errors, rejects and commits per minute as .local/report/rep
 check: lint typecheck java ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
-differential: java ## The JVM classifier against errorcount/testkit/pyparse.py and errorcount/testkit/pyformats.py on DIFFERENTIAL_VALUES (3000000) values per format
-	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py tests/unit/test_formats_differential.py
+differential: java ## The JVM classifier against errorcount/testkit/pyparse.py, pyformats.py and pydims.py on DIFFERENTIAL_VALUES (3000000) values per format
+	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py tests/unit/test_formats_differential.py tests/unit/test_dimensions.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config_type.py and the table of docs/configuration.md from errorcount/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf
-	$(PY) -m errorcount.config type > errorcount/config_type.py
+	$(PY) -m errorcount.config type > .local/config_type.py && mv .local/config_type.py errorcount/config_type.py
 	$(PY) -m errorcount.config docs docs/configuration.md
 
 lint: venv ## Lint Python code with ruff

@@ -9,7 +9,7 @@ from errorcount.columns import once_per_app
 
 @once_per_app
 def _summary_columns() -> tuple[list[Column], list[Column]]:
-    keys = [F.col("partition"), F.when(F.col("is_error"), F.col("minute")).alias("error_minute")]
+    keys = [F.col("partition"), F.when(F.col("is_error"), F.col("minute")).alias("error_minute"), F.col("series")]
     return keys, [F.count(F.lit(1)).alias("records"), F.count("reject_reason").alias("rejected"),
                   F.min("offset").alias("min_offset"), F.max("offset").alias("max_offset"),
                   F.min_by("reject_reason", "offset").alias("reject_reason"),
@@ -22,17 +22,17 @@ def dead_letter_slots(limit: int, partitions: int) -> int:
 
 
 def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
-    """In: classify_lines_df output (partition, offset, minute, is_error, reject_reason, raw_value).
-    Out: partition, error_minute (epoch minute of ERROR rows, null for all other rows),
-    dead_slot, records, rejected, min_offset, max_offset, reject_reason, raw_value, and newest_ms
-    (the newest Kafka timestamp, epoch ms) when the input has a timestamp.
+    """In: classify_lines_df output (partition, offset, minute, is_error, reject_reason, raw_value, series).
+    Out: partition, error_minute (epoch minute of ERROR rows, null for all other rows), series
+    (an ERROR row's GROUP_BY values, else null), dead_slot, records, rejected, min_offset,
+    max_offset, reject_reason, raw_value, and newest_ms (the newest Kafka timestamp, epoch ms)
+    when the input has a timestamp.
 
     Rejected rows group by dead_slot = offset mod `slots`: each such group is a dead letter, its
     lowest offset (min_offset) with that row's reason and raw value. With slots 0, dead_slot,
-    reject_reason and raw_value are null. So
-    one job yields counts, offset ranges and the dead letters, at most partitions x (ERROR
-    minutes + 1 + slots) rows; a partition whose batch spans at most `slots` offsets keeps every
-    rejected row, a longer one keeps a sample spread over the batch."""
+    reject_reason and raw_value are null. So one job yields counts, offset ranges and the dead
+    letters, at most partitions x (ERROR minutes x series + 1 + slots) rows; a partition whose
+    batch spans at most `slots` offsets keeps every rejected row, a longer one keeps a sample spread over the batch."""
     keys, aggregates = _summary_columns()
     dead_slot = (F.when(F.col("reject_reason").isNotNull(), F.pmod(F.col("offset"), F.lit(slots))) if slots
                  else F.lit(None).cast("long"))
@@ -41,7 +41,7 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
                                        F.lit(None).cast("binary").alias("raw_value")]
     newest = _newest() if "timestamp" in classified.columns else []
     return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates, *newest)
-            .select("partition", "error_minute", "dead_slot", "records", "rejected", "min_offset", "max_offset",
+            .select("partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset", "max_offset",
                     "reject_reason", "raw_value", *(["newest_ms"] if newest else [])))
 
 

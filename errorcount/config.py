@@ -18,7 +18,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from errorcount import __version__
+from errorcount import __version__, dimensions
 from errorcount.config_type import Config
 from errorcount.errors import EXIT_CONFIG, ConfigError
 from errorcount.settings import (
@@ -199,6 +199,7 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
     if app_lines and not all(re.fullmatch(r"[A-Za-z]+", name.strip()) for name in values["error_levels"].split(",")):
         raise ConfigError(f"ERROR_LEVELS must be ASCII letters for app lines (LEVEL is letters), got "
                           f"{values['error_levels']!r}; list level names such as ERROR,FATAL")
+    values["group_by"] = dimensions.canonical(values["group_by"], values)
     values["kafka_lag_group"] = values["kafka_lag_group"].replace("<job>", values["job_name"])
     return Config(**values, kafka_options=kafka_options)
 

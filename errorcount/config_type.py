@@ -42,6 +42,10 @@ class Config:
     message_format: str  # MESSAGE_FORMAT
     counts_table: str  # COUNTS_TABLE
     share_counts_table: bool  # SHARE_COUNTS_TABLE
+    group_by: str  # GROUP_BY
+    path_depth: int  # PATH_DEPTH
+    max_series: int  # MAX_SERIES
+    series_retention_days: int  # SERIES_RETENTION_DAYS
     retry_seconds: int  # RETRY_SECONDS
     on_data_loss: str  # ON_DATA_LOSS
     dead_letter_limit: int  # DEAD_LETTER_LIMIT

@@ -35,6 +35,7 @@ from errorcount.config import Config
 from errorcount.errors import ConfigError, JobStop
 from errorcount.parse import Classify, Contract, classify_lines_df
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
+from errorcount.series import SeriesStore
 from errorcount.stop_marker import StopMarker
 from errorcount.watch import Watch
 
@@ -84,7 +85,8 @@ class Job:
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
         self.sleep = stoppable_sleep(self.stop_requested)
-        self.retention = retention.Retention(cfg.retention_days)  # outlives query restarts
+        # outlives query restarts; per-dimension counts are pruned only while GROUP_BY is on
+        self.retention = retention.Retention(cfg.retention_days, series_days=cfg.series_retention_days if cfg.group_by else 0)
         self.queries = 0  # started by this driver
         self.watch = Watch()  # lag, metrics and the offsets mirror, once the lease is taken
 
@@ -116,13 +118,14 @@ class Job:
         cfg = self.cfg
         conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
         try:
-            job_store = store.Store(conn, cfg.job_name, cfg.kafka_topic, cfg.counts_table, self.hooks)
+            series = SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series) if cfg.group_by else None
+            job_store = store.Store(conn, cfg.job_name, cfg.kafka_topic, cfg.counts_table, self.hooks, series)
             self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
             sharing = self.mysql("claiming the counts table", lambda: job_store.claim_counts_table(cfg.share_counts_table))
             if sharing:
                 log.info("COUNTS_TABLE %s is shared with job(s) %s (SHARE_COUNTS_TABLE)", cfg.counts_table, sharing)
-            if cfg.retention_days:
-                self.mysql("checking what retention needs", lambda: retention.check_ready(conn))
+            if cfg.retention_days or self.retention.series_days:
+                self.mysql("checking what retention needs", lambda: retention.check_ready(conn, self.retention))
             reattempt = yarn_reattempt(self.spark, os.environ)
             endpoint = watch.endpoint(cfg)
             epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))

@@ -110,7 +110,8 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     """In: Kafka rows (value, partition, offset[, timestamp]).
     Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
     reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null),
-    and timestamp (the Kafka record's) when the input has it.
+    series (an ERROR row's GROUP_BY values joined by dimensions.SEPARATOR; null for other rows and
+    without GROUP_BY), and timestamp (the Kafka record's) when the input has it.
     minute is null exactly when reject_reason is not. Classified under `contract` only."""
     spark = df.sparkSession
     function = register_classifier(spark, contract)
@@ -128,12 +129,15 @@ def classify_stages(function: str, codes: Outcomes) -> list[list]:
     """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field."""
     code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
     rejected = (code != codes.valid) & (code != codes.error)
-    return [["partition", "offset", "value", F.call_function(function, F.col("value")).getField("packed").alias("packed")],
+    return [["partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")],
+            ["partition", "offset", "value", F.col("classified").getField("packed").alias("packed"),
+             F.col("classified").getField("series").alias("series")],
             ["partition", "offset",
              F.when(~rejected, F.shiftright("packed", codes.code_bits)).alias("minute"),
              (code == codes.error).alias("is_error"),
              reject_reason_of(code, codes.reasons).alias("reject_reason"),
-             F.when(rejected, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value")]]
+             F.when(rejected, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value"),
+             "series"]]
 
 
 def reject_reason_of(code: Column, reasons: dict[int, str]) -> Column:

@@ -1,5 +1,7 @@
 """Retention (RETENTION_DAYS): old ledger rows are merged, old dead letters deleted, so the job's
-own tables stop growing without bound. error_log, offsets, leases and skipped ranges are kept.
+own tables stop growing without bound; with GROUP_BY, per-dimension counts of minutes older than
+SERIES_RETENTION_DAYS are deleted. error_log, offsets, leases, the series registry and skipped
+ranges are kept.
 
 A job run for months writes one ingest_batches row per batch (86,400 a day at a 1 s trigger)
 and up to DEAD_LETTER_LIMIT rejected_lines rows per batch. A pass runs on the batch thread after
@@ -38,8 +40,11 @@ DELETE_MERGED = "DELETE FROM ingest_batches WHERE job = %s AND topic = %s AND id
 # job '' holds dead letters stored before rejected_lines had a job column: any job on the topic prunes them.
 DELETE_DEAD_LETTERS = ("DELETE FROM rejected_lines WHERE job IN (%s, '') AND topic = %s AND seen_at < %s "
                        "ORDER BY seen_at LIMIT %s")
+# By the (job, log_time, series_id) key; minute keys are UTC, as is the session.
+DELETE_SERIES_COUNTS = "DELETE FROM error_series_counts WHERE job = %s AND log_time < %s ORDER BY log_time LIMIT %s"
 # Privileges are checked even when no row matches: a startup probe that changes nothing.
 PROBE_DELETES = ("DELETE FROM ingest_batches WHERE 1 = 0", "DELETE FROM rejected_lines WHERE 1 = 0")
+PROBE_SERIES_DELETE = "DELETE FROM error_series_counts WHERE 1 = 0"
 
 
 @dataclass(frozen=True)
@@ -100,44 +105,49 @@ def merge_of(run: Sequence[LedgerRow]) -> Merge:
                                       sum(r.batches for r in run), run[0].offsets_before))
 
 
-def check_ready(conn) -> None:
-    """Startup check for RETENTION_DAYS > 0: the DELETE grants (store.verify_schema checks the
-    index). Raises ConfigError saying what to run."""
+def check_ready(conn, retention: "Retention") -> None:
+    """Startup check for RETENTION_DAYS > 0 or SERIES_RETENTION_DAYS > 0 (with GROUP_BY): the DELETE
+    grants (store.verify_schema checks the index). Raises ConfigError saying what to run."""
+    probes = [*(PROBE_DELETES if retention.days else ()), *((PROBE_SERIES_DELETE,) if retention.series_days else ())]
     try:
         with store.transaction(conn) as cursor:
-            for probe in PROBE_DELETES:
+            for probe in probes:
                 cursor.execute(probe)
     except Exception as error:
         if getattr(error, "args", None) and error.args[0] in (1142, 1143):  # command denied
             raise ConfigError(
-                "RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines for the job's MySQL user "
-                f"({error.args[-1]}): apply sql/grants.sql (make schema on the local stack), or set "
-                "RETENTION_DAYS=0 to keep every row") from None
+                "RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines, SERIES_RETENTION_DAYS (with GROUP_BY) "
+                f"on error_series_counts, for the job's MySQL user ({error.args[-1]}): apply sql/grants.sql (make schema "
+                "on the local stack), or set the one named 0 to keep every row") from None
         raise
 
 
 @dataclass(frozen=True)
 class PassResult:
     removed: int      # ledger rows merged away
-    deleted: int      # dead letters deleted
+    deleted: int      # dead letters deleted (and per-dimension counts)
     resume_id: int    # where the next pass reads the ledger from
     more: bool        # a table may hold more to do: the next pass need not wait
 
 
 def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0,
-             limit: int = PASS_ROWS) -> PassResult:
+             limit: int = PASS_ROWS, series_days: int = 0) -> PassResult:
     """Merges old ledger rows (read from id `from_id` on) and deletes old dead letters of this
-    topic, each in its own transaction, while this instance holds the lease (else it does
-    nothing: the next batch commit reports the takeover)."""
+    topic (days > 0), then old per-dimension counts of this job (series_days > 0), each in its own
+    transaction, while this instance holds the lease (else it does nothing: the next batch commit
+    reports the takeover)."""
+    series_deleted = 0
+    if series_days:
+        with store.transaction(conn) as cursor:
+            if not holds_lease(cursor, job, epoch):
+                return PassResult(0, 0, from_id, False)
+            series_deleted = cursor.execute(DELETE_SERIES_COUNTS, (job, cutoff_of(cursor, series_days), limit))
+    if not days:
+        return PassResult(0, series_deleted, from_id, series_deleted == limit)
     with store.transaction(conn) as cursor:
-        cursor.execute(LOCK_LEASE, (job,))
-        lease = cursor.fetchone()
-        if lease is None or int(lease[0]) != epoch:
-            return PassResult(0, 0, from_id, False)
-        cursor.execute(SELECT_CUTOFF, (days,))
-        row = cursor.fetchone()
-        assert row is not None, "a SELECT of an expression returns one row"
-        cutoff = row[0]
+        if not holds_lease(cursor, job, epoch):
+            return PassResult(0, series_deleted, from_id, False)
+        cutoff = cutoff_of(cursor, days)
         cursor.execute(SELECT_LEDGER, (job, topic, from_id, limit))
         rows = [LedgerRow(*row) for row in cursor.fetchall()]
         plan = plan_merges(rows, cutoff, from_id)
@@ -149,8 +159,21 @@ def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0
             removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, kept.id))
     with store.transaction(conn) as cursor:
         deleted = cursor.execute(DELETE_DEAD_LETTERS, (job, topic, cutoff, limit))
-    more = (len(rows) == limit and not plan.reached_young) or deleted == limit
-    return PassResult(removed, deleted, plan.resume_id, more)
+    more = (len(rows) == limit and not plan.reached_young) or deleted == limit or series_deleted == limit
+    return PassResult(removed, deleted + series_deleted, plan.resume_id, more)
+
+
+def holds_lease(cursor, job: str, epoch: int) -> bool:
+    cursor.execute(LOCK_LEASE, (job,))
+    lease = cursor.fetchone()
+    return lease is not None and int(lease[0]) == epoch
+
+
+def cutoff_of(cursor, days: int) -> datetime.datetime:
+    cursor.execute(SELECT_CUTOFF, (days,))
+    row = cursor.fetchone()
+    assert row is not None, "a SELECT of an expression returns one row"
+    return row[0]
 
 
 class Retention:
@@ -158,23 +181,24 @@ class Retention:
     do, else IDLE_SECONDS later. A failed pass is logged and tried again later: it rolled back,
     and the batch it follows is already committed."""
 
-    def __init__(self, days: int, clock=time.monotonic):
-        self.days, self.clock = days, clock
+    def __init__(self, days: int, clock=time.monotonic, series_days: int = 0):
+        self.days, self.clock, self.series_days = days, clock, series_days
         self.due = clock()
         self.resume_id = 0
 
     def after_commit(self, job_store: store.Store) -> None:
-        if not self.days or self.clock() < self.due:
+        if not (self.days or self.series_days) or self.clock() < self.due:
             return
         try:
-            result = run_pass(job_store.conn, job_store.job, job_store.topic, job_store.epoch, self.days, self.resume_id)
+            result = run_pass(job_store.conn, job_store.job, job_store.topic, job_store.epoch, self.days, self.resume_id,
+                              series_days=self.series_days)
         except Exception as error:
             log.warning("retention pass failed (%s); it changed nothing and counting carries on; next try in %d s",
                         error, IDLE_SECONDS)
             self.due = self.clock() + IDLE_SECONDS
             return
         if result.removed or result.deleted:
-            log.info("retention (%d days): merged away %d ledger rows, deleted %d dead letters",
-                     self.days, result.removed, result.deleted)
+            log.info("retention (%d days, per-dimension counts %d days): merged away %d ledger rows, deleted %d dead "
+                     "letters and per-dimension counts", self.days, self.series_days, result.removed, result.deleted)
         self.resume_id = result.resume_id
         self.due = self.clock() + (0 if result.more else IDLE_SECONDS)

@@ -11,15 +11,19 @@ REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},
     "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "topic_id", "updated_at"},
     "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint"},
-    "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "batches",
-                       "offsets_before", "offsets_after", "committed_at"},
+    "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "new_series", "overflow_lines",
+                       "batches", "offsets_before", "offsets_after", "committed_at"},
     "rejected_lines": {"job", "topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
     "skipped_offsets": {"job", "topic", "kafka_partition", "from_offset", "to_offset", "reason", "skipped_at"},
     "counts_tables": {"counts_table", "job", "shared", "claimed_at"},
+    "error_series": {"series_id", "job", "dimensions", "series_key", "overflow", "created_at"},
+    "error_series_labels": {"series_id", "dimension", "value"},
+    "error_series_counts": {"job", "log_time", "series_id", "log_count"},
 }
 REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"}}  # RETENTION_DAYS deletes by it
 # Types that a too narrow column would turn into failing batches (a minute past 2^31 - 1 ERRORs).
-REQUIRED_TYPES = {("error_log", "log_count"): "bigint", ("skipped_offsets", "reason"): "text"}
+REQUIRED_TYPES = {("error_log", "log_count"): "bigint", ("skipped_offsets", "reason"): "text",
+                  ("error_series_counts", "log_count"): "bigint"}
 SELECT_CASE_RULE = "SELECT @@lower_case_table_names"
 SELECT_TABLES = "SELECT table_name, engine FROM information_schema.tables WHERE table_schema = %s"
 SELECT_COLUMNS = "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = %s"

@@ -118,6 +118,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SHARE_COUNTS_TABLE", bool, "false", "let this job add into a COUNTS_TABLE that other jobs write too",
             note="A counts table belongs to the first job that writes it; another job is refused (exit 2) unless it "
                  "and every job already writing the table set this (their counts then add up in one table)."),
+    Setting("GROUP_BY", str, "", "dimensions ERROR lines are also counted by, comma-separated (empty: the total only)",
+            note="level (app; json by level), status, method, path (access; status also json with JSON_STATUS_FIELD), "
+                 "field:<dotted.path> (json), each of a wrapped line's too. Written to error_series_counts, one series "
+                 "per combination of values, in the batch's transaction: docs/operations.md, 'Counting by dimension'.",
+            pattern=r".{0,500}", shape="at most 500 characters", group="Dimensions", empty_is_value=True, classifier=True),
+    Setting("PATH_DEPTH", int, "1", "the path dimension keeps this many leading segments (query string dropped)",
+            low=1, high=32, classifier=True),
+    Setting("MAX_SERIES", int, "1000", "most series one job registers; further series count into its overflow series",
+            note="Admitted inside the batch's transaction while the job has fewer; overflow is counted in the ledger "
+                 "(overflow_lines) and the metrics.", low=1, high=1_000_000),
+    Setting("SERIES_RETENTION_DAYS", int, "90", "days per-dimension counts are kept, by their minute (0 = keep all)",
+            note="The per-minute totals (COUNTS_TABLE) are never pruned.", high=36_500),
     Setting("RETRY_SECONDS", int, "300", "how long MySQL/Kafka may be away before the job gives up (exit 5)",
             note="Meanwhile it retries inside the running driver with backoff (0.5 s doubling to 10 s).",
             high=7 * 24 * 3600, group="Failures and housekeeping"),

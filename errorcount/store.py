@@ -21,6 +21,7 @@ from errorcount.errors import ConfigError, FencedError
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.mysql import is_transient
 from errorcount.offsets import Gap, minute_key
+from errorcount.series import SeriesStore
 from errorcount.summary import BatchSummary
 
 SELECT_OFFSETS = ("SELECT kafka_partition, next_offset, topic_id FROM kafka_offsets "
@@ -43,8 +44,8 @@ SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job
 # A dead letter seen again (a batch re-read after a crash) keeps its first row.
 INSERT_REJECTED = ("INSERT INTO rejected_lines (job, topic, kafka_partition, kafka_offset, reason, raw_value) "
                    "VALUES (%s, %s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
-INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
-                 "offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
+INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, new_series, overflow_lines, "
+                 "offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
 INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, reason) "
                   "VALUES (%s, %s, %s, %s, %s, %s)")
 REASON_CHARS = 2000  # skipped_offsets.reason is TEXT (65535 bytes): 2000 characters of utf8mb4 always fit
@@ -116,11 +117,13 @@ class Reattempt:
 class Store:
     """The job's MySQL transactions, one method each, on one connection for one job, topic and
     counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it.
-    `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default)."""
+    `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default);
+    `series` writes the per-dimension counts (GROUP_BY), when set."""
 
     def __init__(self, conn: SteadyDBConnection, job: str, topic: str, counts_table: str = schema.COUNTS_TABLE,
-                 hooks: Hooks = NO_FAULTS):
+                 hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None):
         self.conn, self.job, self.topic, self.counts_table, self.hooks = conn, job, topic, counts_table, hooks
+        self.series = series
         self.epoch = 0  # none taken yet
 
     def verify_schema(self, database: str) -> None:
@@ -198,24 +201,35 @@ class Store:
     def commit_batch(self, batch: BatchSummary, before: dict[int, int], after: dict[int, int],
                      topic_id: str | None = None) -> bool:
         """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
-        to the counts table, store `after` (under `topic_id`), its dead letters and the ledger row.
-        Keys are written in sorted order so concurrent writers cannot deadlock. False when MySQL
-        already held `after` under this epoch (an earlier attempt's COMMIT applied late): nothing written."""
+        to the counts table (and per series, with GROUP_BY), store `after` (under `topic_id`), its
+        dead letters and the ledger row. Keys are written in sorted order so concurrent writers
+        cannot deadlock. False when MySQL already held `after` under this epoch (an earlier
+        attempt's COMMIT applied late): nothing written."""
         job, topic = self.job, self.topic
+        written = None
         try:
             with transaction(self.conn, self.hooks) as cursor:
                 self.check_owner(cursor, before, applied=after)
                 if batch.minute_counts:
                     cursor.executemany(with_table(UPSERT_COUNTS, self.counts_table),
                                        [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
+                if self.series and batch.series_counts:
+                    written = self.series.write(cursor, batch.series_counts)
                 changed = sorted((p, o) for p, o in after.items() if before.get(p) != o)
                 cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o, topic_id) for p, o in changed])
                 if batch.dead_letters:
                     cursor.executemany(INSERT_REJECTED, [(job, topic, *letter) for letter in sorted(batch.dead_letters)])
                 cursor.execute(INSERT_LEDGER, (job, topic, self.epoch, batch.records, batch.errors, batch.rejected,
+                                               written.new_series if written else 0, written.overflow_lines if written else 0,
                                                as_json(before), as_json(after)))
         except AlreadyApplied:
             return False
+        except BaseException:
+            if self.series:
+                self.series.forget()
+            raise
+        if written and self.series:
+            self.series.committed(written)
         return True
 
     def settle(self, stored: dict[int, int], target: dict[int, int], topic_id: str, skipped: list[Gap]) -> None:

@@ -10,7 +10,8 @@ DeadLetter = tuple[int, int, str, bytes | None]  # partition, offset, reject rea
 
 @dataclass(frozen=True)
 class BatchSummary:
-    """What one micro-batch contributes: totals, ERROR counts per epoch minute, the offset range
+    """What one micro-batch contributes: totals, ERROR counts per epoch minute (and per minute and
+    series with GROUP_BY), the offset range
     seen per partition (inclusive) and dead letters (partition, offset, reason, raw value). The
     one batch result from counting (batch.count) to the transaction (store.Store.commit_batch):
     complete when made, never changed after."""
@@ -22,6 +23,7 @@ class BatchSummary:
     ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
     dead_letters: tuple[DeadLetter, ...] = ()
     newest_ms: int | None = None  # the newest Kafka record timestamp (epoch ms), when the rows carry it
+    series_counts: dict[tuple[int, str], int] = field(default_factory=dict)  # (minute, series): ERROR lines, GROUP_BY
 
 
 def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> BatchSummary:
@@ -29,6 +31,7 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
     most `dead_letter_limit` dead letters (None: all), lowest (partition, offset) first."""
     records = errors = rejected = 0
     minute_counts: dict[int, int] = {}
+    series_counts: dict[tuple[int, str], int] = {}
     ranges: dict[int, tuple[int, int]] = {}
     dead_letters: list[DeadLetter] = []
     newest_ms: int | None = None
@@ -39,6 +42,9 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
             errors += row["records"]
             minute = row["error_minute"]
             minute_counts[minute] = minute_counts.get(minute, 0) + row["records"]
+            series = optional(row, "series")
+            if series is not None:
+                series_counts[minute, series] = series_counts.get((minute, series), 0) + row["records"]
         if row["dead_slot"] is not None:
             raw = row["raw_value"]
             dead_letters.append((row["partition"], row["min_offset"], row["reject_reason"], None if raw is None else bytes(raw)))
@@ -48,7 +54,7 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
         low, high = ranges.get(row["partition"], (row["min_offset"], row["max_offset"]))
         ranges[row["partition"]] = (min(low, row["min_offset"]), max(high, row["max_offset"]))
     kept = tuple(sorted(dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit])
-    return BatchSummary(records, errors, rejected, minute_counts, ranges, kept, newest_ms)
+    return BatchSummary(records, errors, rejected, minute_counts, ranges, kept, newest_ms, series_counts)
 
 
 def optional(row: Any, name: str):

@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS ingest_batches (
   records        BIGINT       NOT NULL,
   error_lines    BIGINT       NOT NULL,
   rejected       BIGINT       NOT NULL,
+  new_series     INT          NOT NULL DEFAULT 0,  -- GROUP_BY: series this batch registered
+  overflow_lines BIGINT       NOT NULL DEFAULT 0,  -- GROUP_BY: ERROR lines counted into an overflow series (MAX_SERIES)
   batches        INT          NOT NULL DEFAULT 1,  -- committed batches this row stands for
   offsets_before TEXT         NOT NULL,  -- JSON {"partition": next offset} before the batch
   offsets_after  TEXT         NOT NULL,  -- JSON {"partition": next offset} after the batch
@@ -85,6 +87,47 @@ CREATE TABLE IF NOT EXISTS counts_tables (
   claimed_at   DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   PRIMARY KEY (counts_table, job)
 ) ENGINE = InnoDB;
+
+-- GROUP_BY: per-dimension counts. A series is one combination of dimension values of one job,
+-- registered under the GROUP_BY it was counted with (`dimensions`, canonical: sorted); its labels
+-- are the values by dimension. At most MAX_SERIES per job, admitted in the batch's transaction;
+-- further ERROR lines go to the job's overflow series of that GROUP_BY (labels NULL). series_key is
+-- SHA-256 of the GROUP_BY and the values (errorcount/dimensions.py). The job never deletes series.
+CREATE TABLE IF NOT EXISTS error_series (
+  series_id   BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  job         VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  dimensions  VARCHAR(500) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  series_key  BINARY(32)   NOT NULL,
+  overflow    BOOLEAN      NOT NULL DEFAULT FALSE,
+  created_at  DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  UNIQUE KEY error_series_key (job, series_key)
+) ENGINE = InnoDB;
+
+CREATE TABLE IF NOT EXISTS error_series_labels (
+  series_id BIGINT       NOT NULL,
+  dimension VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,  -- level, status, field:service.name, ...
+  value     VARCHAR(64)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,      -- NULL: the overflow series
+  PRIMARY KEY (series_id, dimension)
+) ENGINE = InnoDB;
+
+-- ERROR lines per minute and series, in the same transaction as the total in COUNTS_TABLE: for each
+-- minute counted with GROUP_BY on, the job's series add up to the total. Rows of minutes older than
+-- SERIES_RETENTION_DAYS are deleted.
+CREATE TABLE IF NOT EXISTS error_series_counts (
+  job       VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  log_time  DATETIME     NOT NULL,
+  series_id BIGINT       NOT NULL,
+  log_count BIGINT       NOT NULL DEFAULT 0,
+  PRIMARY KEY (job, log_time, series_id)
+) ENGINE = InnoDB;
+
+-- The per-dimension counts with their labels: one row per minute, series and dimension. Sum
+-- log_count grouped by `value` for one `dimension` (value NULL: over MAX_SERIES); docs/operations.md.
+CREATE OR REPLACE VIEW error_counts_by_label AS
+SELECT c.job, c.log_time, l.dimension, l.value, c.log_count, c.series_id, s.dimensions
+FROM error_series_counts c
+JOIN error_series s ON s.series_id = c.series_id
+JOIN error_series_labels l ON l.series_id = c.series_id;
 
 -- Migrations for databases created by an earlier version of this file. MySQL 8.4 has neither
 -- ADD COLUMN IF NOT EXISTS nor CREATE INDEX IF NOT EXISTS (MariaDB has both), so each change
@@ -145,6 +188,15 @@ DEALLOCATE PREPARE migration;
 SET @ddl = IF((SELECT data_type FROM information_schema.columns WHERE table_schema = DATABASE()
                AND table_name = 'error_log' AND column_name = 'log_count') = 'int',
               'ALTER TABLE error_log MODIFY log_count BIGINT NOT NULL DEFAULT 0', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- The ledger counts what GROUP_BY's cap did to each batch.
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'ingest_batches' AND column_name = 'overflow_lines') = 0,
+              CONCAT('ALTER TABLE ingest_batches ADD COLUMN new_series INT NOT NULL DEFAULT 0 AFTER rejected, ',
+                     'ADD COLUMN overflow_lines BIGINT NOT NULL DEFAULT 0 AFTER new_series'), 'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

@@ -26,6 +26,8 @@ from errorcount.tools.admin_db import (  # noqa: F401
     ledger,
     query,
     release_counts_table,
+    series_counts,
+    series_totals,
     stored_offsets,
 )
 

@@ -39,6 +39,7 @@ class Event:
     value: bytes | None
     error_minute: str | None  # 'YYYY-MM-DD HH:MM:00' (UTC) if this event must be counted
     rejected: bool
+    labels: tuple[tuple[str, str], ...] = ()  # an error's dimension values, as written by the generator
 
 
 def format_line(instant: datetime, zone: str | None, level: str, rng: random.Random) -> str:
@@ -60,22 +61,34 @@ def make_event(rng: random.Random, start: datetime, minutes: int) -> Event:
         return Event(rng.choice(BAD_VALUES), None, True)
     instant = start + timedelta(seconds=rng.uniform(0, minutes * 60))
     is_error = roll < 0.20
-    line = format_line(instant, rng.choice(ZONES), rng.choice(LEVELS_ERROR if is_error else LEVELS_OTHER), rng)
+    level = rng.choice(LEVELS_ERROR if is_error else LEVELS_OTHER)
+    line = format_line(instant, rng.choice(ZONES), level, rng)
     line += rng.choice(["", f" request {rng.randrange(10**6)} failed", "\tdetail",
                         " trace\n  at a.b(C.java:1)\n  at d.e(F.java:2)", " crlf\r\n"])
     minute = instant.replace(second=0, microsecond=0).strftime("%Y-%m-%d %H:%M:00")
-    return Event((" " + line if rng.random() < 0.05 else line).encode(), minute if is_error else None, False)
+    labels = (("level", level.strip("[]:").upper()),) if is_error else ()
+    return Event((" " + line if rng.random() < 0.05 else line).encode(), minute if is_error else None, False, labels)
 
 
 def expected_counts(events: list[Event]) -> dict[str, int]:
     return dict(Counter(e.error_minute for e in events if e.error_minute))
 
 
+def expected_series(events: list[Event], dimensions: tuple[str, ...]) -> dict[tuple[str, tuple[str, ...]], int]:
+    """{(minute, values of `dimensions`): errors}, from what the generator wrote."""
+    return dict(Counter((e.error_minute, tuple(dict(e.labels)[name] for name in dimensions))
+                        for e in events if e.error_minute))
+
+
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 ACCESS_ZONES = (0, -7 * 60, 5 * 60 + 30, 14 * 60, -12 * 60, 60)
 HOSTS = ("203.0.113.7", "198.51.100.23", "2001:db8::1", "::1", "proxy.example.net", "10.0.0.5")
-REQUESTS = ("GET /index.html HTTP/1.1", "POST /api/v1/orders?id=42 HTTP/2.0", "GET /search?q=\\\"quoted\\\" HTTP/1.1",
-            "\\x16\\x03\\x01\\x02\\x00\\x01\\x00\\x01\\xFC\\x03\\x03", "-", "HEAD / HTTP/1.0", "GET /caf\xe9 HTTP/1.1")
+# (request, its method, its path at PATH_DEPTH 1)
+REQUESTS = (("GET /index.html HTTP/1.1", "GET", "/index.html"), ("POST /api/v1/orders?id=42 HTTP/2.0", "POST", "/api"),
+            ("GET /search?q=\\\"quoted\\\" HTTP/1.1", "GET", "/search"),
+            ("\\x16\\x03\\x01\\x02\\x00\\x01\\x00\\x01\\xFC\\x03\\x03",
+             "\\x16\\x03\\x01\\x02\\x00\\x01\\x00\\x01\\xFC\\x03\\x03", ""),
+            ("-", "-", ""), ("HEAD / HTTP/1.0", "HEAD", "/"), ("GET /caf\xe9 HTTP/1.1", "GET", "/caf\xe9"))
 STATUSES = (200, 200, 200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 404, 499, 500, 502, 503, 504)
 AGENTS = ("", ' "-" "curl/8.5.0"', ' "https://example.com/start" "Mozilla/5.0 (X11; Linux x86_64)"',
           ' "-" "Go-http-client/1.1" rt=0.012 uct="0.001"')
@@ -92,6 +105,7 @@ BAD_ACCESS = (
     b'203.0.113.7 - - [10/Oct/2000:24:00:00 +0000] "GET / HTTP/1.0" 500 1',
     b'203.0.113.7 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.0" 50 1',
 )
+SERVICES = ("payments", "search", "checkout", "auth", "inventory", "caf\u00e9-api")
 LEVEL_TEXT = {True: ("ERROR", "error", "Error"), False: ("INFO", "info", "WARN", "warning", "DEBUG", "")}
 BAD_JSON = (
     None, b"", b" \n ", b"[1, 2]", b"{'level': 'error'}", b'{"level": "error", "ts": NaN}', b'{"level": "error",',
@@ -121,10 +135,12 @@ def access_event(rng: random.Random, start: datetime, minutes: int) -> Event:
     zone = f"{'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
     status = rng.choice(STATUSES)
     size = rng.choice(("-", "0", str(rng.randrange(10**6))))
+    request, method, path = rng.choice(REQUESTS)
     line = (f'{rng.choice(HOSTS)} - {rng.choice(("-", "frank", "user@example.com"))} '
-            f'[{local:%d}/{MONTHS[local.month - 1]}/{local:%Y:%H:%M:%S} {zone}] "{rng.choice(REQUESTS)}" '
+            f'[{local:%d}/{MONTHS[local.month - 1]}/{local:%Y:%H:%M:%S} {zone}] "{request}" '
             f"{status} {size}{rng.choice(AGENTS)}{rng.choice(('', '', chr(13)))}")
-    return Event(line.encode(), minute_of(instant) if status >= 500 else None, False)
+    labels = (("status", str(status)), ("method", method), ("path", path))
+    return Event(line.encode(), minute_of(instant) if status >= 500 else None, False, labels if status >= 500 else ())
 
 
 def json_event(rng: random.Random, start: datetime, minutes: int) -> Event:
@@ -164,8 +180,14 @@ def json_event(rng: random.Random, start: datetime, minutes: int) -> Event:
         event = {"@timestamp": iso[:-3] + "Z", "message": f"{iso} {level} {message}",
                  "log": {"level": level.lower(), "offset": rng.randrange(10**6), "file": {"path": "/var/log/app.log"}},
                  "agent": {"type": "filebeat", "version": "8.14.0"}, "ecs": {"version": "8.0.0"}}
+    service = "" if rng.random() < 0.1 else rng.choice(SERVICES)  # "": the event names no service
+    if service and shape == 0:
+        event["service.name"] = service  # ECS: a dotted top-level key
+    elif service:
+        event["service"] = {"name": service, "version": "1.4.2"}
     text = json.dumps(event, indent=2 if rng.random() < 0.1 else None, ensure_ascii=rng.random() < 0.5)
-    return Event(text.encode(), minute_of(instant) if error else None, False)
+    labels = (("field:service.name", service), ("level", "50" if shape == 2 else "ERROR"))
+    return Event(text.encode(), minute_of(instant) if error else None, False, labels if error else ())
 
 
 FORMATS = {

@@ -82,6 +82,35 @@ final class AccessLine implements LineFormat {
         return Calendar.outcome(year, month, day, hour, minute, offset, status >= statusMin);
     }
 
+    /** STATUS, and the REQUEST's METHOD and TARGET: its first and second parts split at single spaces. */
+    @Override
+    public byte[][] labels(byte[] b, int start, int end) {
+        int p = start;
+        for (int field = 0; field < 3; field++) {  // a counted line: HOST IDENT USER, each and one space
+            while (!Bytes.isBlank(b[p])) {
+                p++;
+            }
+            p++;
+        }
+        int request = p + 30, close = request;  // past '[...] "'
+        while (b[close] != '"') {
+            close += b[close] == '\\' ? 2 : 1;
+        }
+        byte[][] labels = new byte[Grouping.BUILTINS][];
+        labels[Grouping.STATUS] = java.util.Arrays.copyOfRange(b, close + 2, close + 5);
+        int space = request;
+        while (space < close && b[space] != ' ') {
+            space++;
+        }
+        labels[Grouping.METHOD] = java.util.Arrays.copyOfRange(b, request, space);
+        int target = Math.min(space + 1, close), targetEnd = target;
+        while (targetEnd < close && b[targetEnd] != ' ') {
+            targetEnd++;
+        }
+        labels[Grouping.TARGET] = java.util.Arrays.copyOfRange(b, target, targetEnd);
+        return labels;
+    }
+
     /** 1-12 for a month name written exactly as Jan..Dec at b[at, at + 3), else 0. */
     private static int month(byte[] b, int at) {
         for (int m = 0; m < 12; m++) {

@@ -22,13 +22,38 @@ final class AppLine implements LineFormat {
         if (p < 0 || (p < end && !Bytes.isBlank(b[p]))) {
             return Outcome.BAD_TIMESTAMP;
         }
-        if (p == end) {
+        long level = level(b, p, end);
+        if (level < 0) {
             return Outcome.BAD_LEVEL;
+        }
+        return Calendar.outcome(t[0], t[1], t[2], t[3], t[4], t[5],
+                Bytes.isOneOf(b, (int) (level >>> 32), (int) level, errorLevels));
+    }
+
+    /** LEVEL: the letters, upper-cased (they matched one of ERROR_LEVELS when the line is an error). */
+    @Override
+    public byte[][] labels(byte[] b, int start, int end) {
+        long level = level(b, timestamp(b, start, end, new int[6]), end);
+        byte[][] labels = new byte[Grouping.BUILTINS][];
+        int at = (int) (level >>> 32), letters = (int) level;
+        labels[Grouping.LEVEL] = new byte[letters];
+        for (int i = 0; i < letters; i++) {
+            labels[Grouping.LEVEL][i] = (byte) Bytes.upper(b[at + i]);
+        }
+        return labels;
+    }
+
+    /**
+     * After the timestamp (at p): blanks, then LEVEL as letters or letters in brackets, an optional
+     * ':', then a blank or the end. The letters as {@code start << 32 | count}, or -1 (BAD_LEVEL).
+     */
+    private static long level(byte[] b, int p, int end) {
+        if (p == end) {
+            return -1;
         }
         while (p < end && Bytes.isBlank(b[p])) {
             p++;
         }
-        // LEVEL: letters, or letters in brackets; then an optional ':'; then a blank or the end.
         boolean bracketed = b[p] == '[';
         int levelStart = bracketed ? p + 1 : p;
         int q = levelStart;
@@ -37,17 +62,16 @@ final class AppLine implements LineFormat {
         }
         int letters = q - levelStart;
         if (letters == 0 || (bracketed && !(q < end && b[q] == ']'))) {
-            return Outcome.BAD_LEVEL;
+            return -1;
         }
         int afterLevel = bracketed ? q + 1 : q;
         if (afterLevel < end && b[afterLevel] == ':') {
             afterLevel++;
         }
         if (afterLevel < end && !Bytes.isBlank(b[afterLevel])) {
-            return Outcome.BAD_LEVEL;
+            return -1;
         }
-        return Calendar.outcome(t[0], t[1], t[2], t[3], t[4], t[5],
-                Bytes.isOneOf(b, levelStart, letters, errorLevels));
+        return ((long) levelStart << 32) | letters;
     }
 
     /**

@@ -7,9 +7,10 @@ import org.apache.spark.sql.api.java.UDF1;
 
 /**
  * The log contracts (docs/contract.md) on a Kafka record's raw value bytes, as a Spark Java UDF
- * returning a struct (RETURN_TYPE): today its one field {@code packed}, the packed long of
- * Outcome ({@code epochMinute * 16 + code}); string outputs (dimension values) become fields
- * beside it (a struct measured cheaper than a second function: bench/RESULTS-output-shapes.md).
+ * returning a struct (RETURN_TYPE): {@code packed}, the packed long of Outcome
+ * ({@code epochMinute * 16 + code}), and {@code series}, an ERROR record's dimension values
+ * (GROUP_BY, Grouping), null for every other record or without GROUP_BY (a struct measured
+ * cheaper than a second function: bench/RESULTS-output-shapes.md).
  *
  * <p>No regex, no String on the data path: one pass over the bytes. The grammars are ASCII, so
  * working on UTF-8 bytes gives what decoding with replacement would. Deterministic, immutable once
@@ -21,10 +22,11 @@ import org.apache.spark.sql.api.java.UDF1;
 public final class ClassifyLine implements UDF1<byte[], Row> {
     private static final long serialVersionUID = 1L;
     /** The UDF's return type, in Spark's DDL (errorcount/parse.py registers it with this type). */
-    public static final String RETURN_TYPE = "struct<packed: bigint>";
+    public static final String RETURN_TYPE = "struct<packed: bigint, series: string>";
 
     private final LineFormat line;  // app or access; null for json
     private final JsonEvent json;
+    private final Grouping grouping;
 
     /**
      * settings: the log-format settings by their names in errorcount/settings.py, as text, already
@@ -34,6 +36,7 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
     public ClassifyLine(Map<String, String> settings) {
         Settings read = new Settings(settings);
         String format = read.text("LOG_FORMAT");
+        this.grouping = new Grouping(read);
         if (format.equals("json")) {
             this.line = null;
             this.json = new JsonEvent(read, read.optional("JSON_MESSAGE_FIELD") == null ? null
@@ -74,7 +77,16 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
 
     @Override
     public Row call(byte[] value) {
-        return RowFactory.create(classify(value));
+        long packed = classify(value);
+        return RowFactory.create(packed, (packed & 15) == Outcome.ERROR ? series(value) : null);
+    }
+
+    /** The series of a value counted as an error (GROUP_BY's dimension values, Grouping); null without GROUP_BY. */
+    public String series(byte[] value) {
+        if (grouping.isEmpty()) {
+            return null;
+        }
+        return line != null ? grouping.series(line.labelsOfValue(value, value.length), null, 0) : json.series(value, grouping);
     }
 
     /** The packed outcome of one value (null: NULL_VALUE). */

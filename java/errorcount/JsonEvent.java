@@ -80,6 +80,40 @@ final class JsonEvent implements java.io.Serializable {
         return Outcome.isReject(dated) ? dated : dated | error;
     }
 
+    /** The series of an event this contract counted as an error (ClassifyLine, only then). */
+    String series(byte[] b, Grouping grouping) {
+        int start = Json.skipWhitespace(b, 0, b.length);
+        byte[][] labels;
+        if (messageField != null) {
+            byte[] line = Json.decode(b, field(b, start, messageField));
+            labels = message.labelsOfValue(line, line.length);
+        } else {
+            labels = new byte[Grouping.BUILTINS][];
+            if (statusField != null) {
+                labels[Grouping.STATUS] = Integer.toString(status(b, field(b, start, statusField)))
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            } else {
+                labels[Grouping.LEVEL] = levelText(b, firstPresent(b, start, levelFields));
+            }
+        }
+        return grouping.series(labels, b, start);
+    }
+
+    /** A field's value as a label: a string's text, a number as written, true or false; else "". */
+    static String fieldLabel(byte[] b, int object, byte[] name) {
+        int at = field(b, object, name);
+        if (at < 0) {
+            return "";
+        }
+        if (b[at] == '"') {
+            return Label.of(Json.decode(b, at));
+        }
+        if (b[at] == '-' || Bytes.isDigit(b[at])) {
+            return Label.of(b, at, Json.skip(b, at));
+        }
+        return b[at] == 't' ? "true" : b[at] == 'f' ? "false" : "";
+    }
+
     /**
      * The value position of a field of the object at p: a top-level member of that literal name,
      * else, only if there is none, a path of dot-separated names through nested objects; or -1.
@@ -218,6 +252,29 @@ final class JsonEvent implements java.io.Serializable {
             end--;
         }
         return Bytes.isOneOf(s, start, end - start, errorLevels) ? 1 : 0;
+    }
+
+    /**
+     * A level's text, ASCII upper-cased: a number as written, or a string with blanks trimmed;
+     * null for no level (missing, null, boolean, object, array).
+     */
+    private static byte[] levelText(byte[] b, int at) {
+        if (at < 0 || !(b[at] == '"' || b[at] == '-' || Bytes.isDigit(b[at]))) {
+            return null;
+        }
+        byte[] s = b[at] == '"' ? Json.decode(b, at) : java.util.Arrays.copyOfRange(b, at, Json.skip(b, at));
+        int start = 0, end = s.length;
+        while (start < end && Bytes.isBlank(s[start])) {
+            start++;
+        }
+        while (end > start && Bytes.isBlank(s[end - 1])) {
+            end--;
+        }
+        byte[] text = new byte[end - start];
+        for (int i = 0; i < text.length; i++) {
+            text[i] = (byte) Bytes.upper(s[start + i]);
+        }
+        return text;
     }
 
     /** The status at a value position: a JSON integer or a string of ASCII digits; -1 when neither. */

@@ -100,7 +100,7 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
 def test_the_startup_check_wants_the_delete_grants(admin):
     conn = job_connection()
     try:
-        retention.check_ready(conn)  # the stack grants them
+        retention.check_ready(conn, retention.Retention(30, series_days=90))  # the stack grants them
     finally:
         conn.close()
     user, password = f"noret{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
@@ -110,7 +110,7 @@ def test_the_startup_check_wants_the_delete_grants(admin):
         conn = job_connection(MYSQL_USER=user, MYSQL_PASSWORD=password)
         try:
             with pytest.raises(ConfigError, match="RETENTION_DAYS needs DELETE.*grants.sql.*RETENTION_DAYS=0"):
-                retention.check_ready(conn)
+                retention.check_ready(conn, retention.Retention(30))
         finally:
             conn.close()
     finally:

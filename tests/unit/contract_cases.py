@@ -162,3 +162,11 @@ def reference_codes(spark, contract: Contract, values: list[bytes | None]) -> li
     return found
 
 
+
+
+def jvm_series(spark, contract: Contract, values: list[bytes | None]) -> list[str | None]:
+    """The classifier's series of each value under `contract` (GROUP_BY), in the order of `values`."""
+    function = register_classifier(spark, contract)
+    df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "i long, value binary")
+    rows = df.select("i", F.call_function(function, "value").getField("series").alias("series")).collect()
+    return [series for _i, series in sorted((r["i"], r["series"]) for r in rows)]

@@ -8,27 +8,28 @@ from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_r
 from errorcount.parse import Contract, classify_lines_df
 from errorcount.summary import BatchSummary, every_dead_letter, summarize
 
-IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary"
-OUT_SCHEMA = ("partition int, error_minute long, dead_slot long, records long, rejected long, "
+IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, series string"
+OUT_SCHEMA = ("partition int, error_minute long, series string, dead_slot long, records long, rejected long, "
               "min_offset long, max_offset long, reject_reason string, raw_value binary")
 
 
 def test_batch_summary_groups_errors_by_partition_and_minute(spark):
     rows = [
-        (0, 10, 100, True, None, None), (0, 11, 100, True, None, None), (0, 12, 101, True, None, None),
-        (0, 13, 100, False, None, None),                 # valid, not an ERROR
-        (0, 14, None, False, "bad_level", b"x ERR0R"),   # rejected
-        (1, 7, 100, True, None, None),
-        (1, 9, None, False, "null_value", None),
-        (2, 0, None, False, "empty_line", b""),          # a partition with nothing but a rejected row
+        (0, 10, 100, True, None, None, "a"), (0, 11, 100, True, None, None, "a"), (0, 12, 101, True, None, None, "a"),
+        (0, 15, 100, True, None, None, "b"),                # another series of minute 100
+        (0, 13, 100, False, None, None, None),              # valid, not an ERROR
+        (0, 14, None, False, "bad_level", b"x ERR0R", None),  # rejected
+        (1, 7, 100, True, None, None, "a"),
+        (1, 9, None, False, "null_value", None, None),
+        (2, 0, None, False, "empty_line", b"", None),       # a partition with nothing but a rejected row
     ]
     # Without dead-letter slots, rejected rows share their partition's non-ERROR group, and no
     # reason or raw value is picked.
     expected = [
-        (0, 100, None, 2, 0, 10, 11, None, None), (0, 101, None, 1, 0, 12, 12, None, None),
-        (0, None, None, 2, 1, 13, 14, None, None),
-        (1, 100, None, 1, 0, 7, 7, None, None), (1, None, None, 1, 1, 9, 9, None, None),
-        (2, None, None, 1, 1, 0, 0, None, None),
+        (0, 100, "a", None, 2, 0, 10, 11, None, None), (0, 101, "a", None, 1, 0, 12, 12, None, None),
+        (0, 100, "b", None, 1, 0, 15, 15, None, None), (0, None, None, None, 2, 1, 13, 14, None, None),
+        (1, 100, "a", None, 1, 0, 7, 7, None, None), (1, None, None, None, 1, 1, 9, 9, None, None),
+        (2, None, None, None, 1, 1, 0, 0, None, None),
     ]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
@@ -36,13 +37,13 @@ def test_batch_summary_groups_errors_by_partition_and_minute(spark):
 
 
 def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
-    rows = [(0, 14, None, False, "bad_level", b"a"), (0, 15, None, False, "empty_line", b""),
-            (0, 16, None, False, "bad_level", b"c"),   # same slot as 14 (16 mod 2): not kept
-            (0, 17, 100, True, None, None), (1, 3, None, False, "null_value", None)]
-    expected = [(0, None, 0, 2, 2, 14, 16, "bad_level", bytearray(b"a")),
-                (0, None, 1, 1, 1, 15, 15, "empty_line", bytearray(b"")),
-                (0, 100, None, 1, 0, 17, 17, None, None),
-                (1, None, 1, 1, 1, 3, 3, "null_value", None)]
+    rows = [(0, 14, None, False, "bad_level", b"a", None), (0, 15, None, False, "empty_line", b"", None),
+            (0, 16, None, False, "bad_level", b"c", None),   # same slot as 14 (16 mod 2): not kept
+            (0, 17, 100, True, None, None, None), (1, 3, None, False, "null_value", None, None)]
+    expected = [(0, None, None, 0, 2, 2, 14, 16, "bad_level", bytearray(b"a")),
+                (0, None, None, 1, 1, 1, 15, 15, "empty_line", bytearray(b"")),
+                (0, 100, None, None, 1, 0, 17, 17, None, None),
+                (1, None, None, 1, 1, 1, 3, 3, "null_value", None)]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, 2))
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
                        ignore_nullable=True)
@@ -66,8 +67,8 @@ def test_dead_letter_slots_share_the_limit_between_partitions():
             dead_letter_slots(5, 8), dead_letter_slots(0, 4), dead_letter_slots(10, 0)] == [250, 334, 7, 1, 0, 10]
 
 
-def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None):
-    return Row(partition=partition, error_minute=minute, dead_slot=slot, records=records, rejected=rejected,
+def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None, series=None):
+    return Row(partition=partition, error_minute=minute, series=series, dead_slot=slot, records=records, rejected=rejected,
                min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
 
 
@@ -79,12 +80,19 @@ def test_summarize_adds_up_minutes_and_offset_ranges():
                                    ranges={0: (5, 20), 1: (0, 15)}, dead_letters=((1, 12, "bad_level", b"?"),))
 
 
+def test_summarize_adds_up_series_per_minute_across_partitions():
+    summary = summarize([row(0, 100, 2, 0, 10, 11, series="a"), row(1, 100, 3, 0, 0, 2, series="a"),
+                         row(1, 100, 1, 0, 3, 3, series=""), row(1, 101, 4, 0, 4, 7, series="a"), row(1, None, 2, 0, 8, 9)])
+    assert summary.series_counts == {(100, "a"): 5, (100, ""): 1, (101, "a"): 4}
+    assert summary.minute_counts == {100: 6, 101: 4} and summary.errors == 10
+
+
 def test_summarize_of_nothing_is_empty():
     assert summarize([]) == BatchSummary()
 
 
 def test_rejected_rows_are_every_reject_with_its_reason_and_prefix(spark):
-    rows = [(0, 5, None, False, "bad_level", bytearray(b"x")), (1, 2, 100, True, None, None),
-            (0, 7, None, False, "null_value", None), (1, 9, None, False, "empty_line", bytearray(b""))]
+    rows = [(0, 5, None, False, "bad_level", bytearray(b"x"), None), (1, 2, 100, True, None, None, "a"),
+            (0, 7, None, False, "null_value", None, None), (1, 9, None, False, "empty_line", bytearray(b""), None)]
     collected = rejected_rows_df(spark.createDataFrame(rows, IN_SCHEMA)).collect()
     assert every_dead_letter(collected) == ((0, 5, "bad_level", b"x"), (0, 7, "null_value", None), (1, 9, "empty_line", b""))

@@ -2,7 +2,8 @@
 
 from errorcount.schema import REQUIRED_COLUMNS, REQUIRED_INDEXES, problems
 
-TYPES = {("error_log", "log_count"): "bigint", ("skipped_offsets", "reason"): "text"}
+TYPES = {("error_log", "log_count"): "bigint", ("skipped_offsets", "reason"): "text",
+         ("error_series_counts", "log_count"): "bigint"}
 
 
 def database(counts_table="error_log", engine="InnoDB", count_type="bigint", rename=None):

@@ -1,0 +1,79 @@
+"""GROUP_BY: the dimensions ERROR lines are counted by besides the per-minute total (docs/contract.md,
+"Dimensions"). Pure: which dimensions a log format offers, the canonical GROUP_BY text, and what a
+series (one combination of values, as the classifier reports it) is made of.
+
+A series reaches the driver as its values joined by SEPARATOR, in the canonical (sorted) order of
+GROUP_BY; it is registered under a digest of that order and those values (series_key)."""
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from errorcount.errors import ConfigError
+
+BUILTIN = ("level", "method", "path", "status")
+FIELD = "field:"
+MAX_DIMENSIONS = 8
+SEPARATOR = "\x1f"  # Grouping.SEPARATOR: a control character, which no value holds (Label replaces them)
+NAME_CHARS = 255    # error_series_labels.dimension
+
+
+def offered(values: Mapping[str, Any]) -> tuple[set[str], bool]:
+    """The built-in dimensions a configuration's records have, and whether field:<name> applies,
+    from the settings' values by field name (log_format, json_status_field, ...)."""
+    line = values["log_format"]
+    fields = line == "json"
+    if fields and values["json_message_field"]:
+        line = values["message_format"]
+    if line == "app":
+        return {"level"}, fields
+    if line == "access":
+        return {"status", "method", "path"}, fields
+    return ({"status"} if values["json_status_field"] else {"level"}), fields
+
+
+def canonical(group_by: str, values: Mapping[str, Any]) -> str:
+    """GROUP_BY as the job and the classifier use it: entries trimmed, sorted, joined by commas.
+    ConfigError for an unknown, duplicate or unavailable dimension, naming what is offered."""
+    names = [name.strip() for name in group_by.split(",")] if group_by.strip() else []
+    builtins, fields = offered(values)
+    what = (f"LOG_FORMAT={values['log_format']}" + (f" with MESSAGE_FORMAT={values['message_format']}"
+                                                    if values["log_format"] == "json" and values["json_message_field"] else ""))
+    choices = ", ".join(sorted(builtins) + (["field:<dotted.path>"] if fields else []))
+    for name in names:
+        if name.startswith(FIELD):
+            if not fields:
+                raise ConfigError(f"GROUP_BY: {name!r} reads a JSON field, and {what} has none; offered: {choices}")
+            if not name[len(FIELD):].strip() or name[len(FIELD):] != name[len(FIELD):].strip() or len(name) > NAME_CHARS:
+                raise ConfigError(f"GROUP_BY: {name!r} must name a field, e.g. field:service.name (at most {NAME_CHARS} "
+                                  "characters, no blanks around the name)")
+        elif name not in builtins:
+            known = name in BUILTIN
+            raise ConfigError(f"GROUP_BY: {name!r} is {'not a dimension of ' + what if known else 'no dimension'}; "
+                              f"offered: {choices}")
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ConfigError(f"GROUP_BY names {', '.join(duplicates)} twice; list each dimension once")
+    if len(names) > MAX_DIMENSIONS:
+        raise ConfigError(f"GROUP_BY lists {len(names)} dimensions, at most {MAX_DIMENSIONS}: every one multiplies the series")
+    return ",".join(sorted(names))
+
+
+def names(group_by: str) -> tuple[str, ...]:
+    """The dimensions of a canonical GROUP_BY, in order."""
+    return tuple(group_by.split(",")) if group_by else ()
+
+
+def labels(group_by: str, series: str) -> tuple[tuple[str, str], ...]:
+    """(dimension, value) of each dimension of a series the classifier reported under `group_by`."""
+    values = series.split(SEPARATOR)
+    dimensions = names(group_by)
+    if len(values) != len(dimensions):
+        raise ValueError(f"series {series!r} has {len(values)} values, GROUP_BY={group_by!r} has {len(dimensions)}")
+    return tuple(zip(dimensions, values, strict=True))
+
+
+def series_key(group_by: str, series: str | None) -> bytes:
+    """The registry's key of a series of `group_by` (32 bytes); None: that GROUP_BY's overflow series."""
+    text = f"{group_by}\x1e{'overflow' if series is None else 'series' + SEPARATOR + series}"
+    return hashlib.sha256(text.encode("utf-8")).digest()

@@ -1,0 +1,71 @@
+package errorcount;
+
+/**
+ * A dimension value as stored (docs/contract.md, "Dimensions"): the bytes read as UTF-8, each
+ * maximal ill-formed subpart becoming one U+FFFD (Unicode's recommended practice, as WHATWG's and
+ * Python's decoders do; Java's own decoder differs on encoded surrogates); code points up to U+0020 trimmed from both ends; every
+ * other control character (U+0000-U+001F, U+007F-U+009F) replaced by U+FFFD; then cut, at a code
+ * point boundary, to at most MAX_BYTES bytes of UTF-8. Never null: a missing value is "".
+ */
+final class Label {
+    static final int MAX_BYTES = 64;
+    static final char REPLACEMENT = '\uFFFD';
+
+    private Label() {
+    }
+
+    static String of(byte[] b) {
+        return b == null ? "" : of(b, 0, b.length);
+    }
+
+    static String of(byte[] b, int start, int end) {
+        String text = decode(b, start, end).trim();  // trim() drops code points <= U+0020
+        StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_BYTES));
+        int bytes = 0;
+        for (int i = 0; i < text.length();) {
+            int codePoint = text.codePointAt(i);
+            i += Character.charCount(codePoint);
+            if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint <= 0x9f)) {
+                codePoint = REPLACEMENT;
+            }
+            int size = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+            if (bytes + size > MAX_BYTES) {
+                break;
+            }
+            out.appendCodePoint(codePoint);
+            bytes += size;
+        }
+        return out.toString();
+    }
+
+    /** UTF-8 per the Unicode standard's table 3-7, each maximal ill-formed subpart one U+FFFD. */
+    static String decode(byte[] b, int start, int end) {
+        StringBuilder out = new StringBuilder(end - start);
+        for (int i = start; i < end;) {
+            int lead = b[i] & 0xff;
+            if (lead < 0x80) {
+                out.append((char) lead);
+                i++;
+                continue;
+            }
+            int need = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+            int low = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
+            int high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
+            int codePoint = lead & (0x3f >> need);
+            int j = i + 1;
+            for (int k = 0; k < need; k++, j++) {
+                int next = j < end ? b[j] & 0xff : -1;
+                if (next < low || next > high) {
+                    codePoint = -1;
+                    break;
+                }
+                codePoint = (codePoint << 6) | (next & 0x3f);
+                low = 0x80;
+                high = 0xbf;
+            }
+            out.appendCodePoint(need == 0 || codePoint < 0 ? REPLACEMENT : codePoint);
+            i = need == 0 ? i + 1 : j;
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,114 @@
+"""GROUP_BY through the real broker and server: each format's per-dimension counts against what the
+sample generator wrote (errorcount/testkit/samples.py), the series adding up to the total every
+minute, a change of GROUP_BY between runs keeping history, and MAX_SERIES reached mid-batch."""
+
+import os
+import subprocess
+from collections import Counter
+from datetime import datetime
+
+import pytest
+
+from errorcount.testkit import samples
+from errorcount.tools import produce
+from tests.support import ROOT, catch_up, error_log, ledger, query, series_counts, series_totals, unique
+
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+
+GROUP_BY = {"app": "level", "access": "method,path,status", "json": "field:service.name,level"}
+
+
+def make_schema(table: str) -> None:
+    subprocess.run([str(ROOT / "scripts" / "db.sh"), "schema"], check=True, timeout=120, capture_output=True,
+                   env={**os.environ, "COUNTS_TABLE": table})
+
+
+def expected_series(events: list[samples.Event], group_by: str) -> Counter:
+    return Counter(samples.expected_series(events, tuple(group_by.split(","))))
+
+
+def registry(admin, job: str) -> list[tuple[str, int]]:
+    return sorted((dims, int(overflow)) for dims, overflow in
+                  query(admin, "SELECT dimensions, overflow FROM error_series WHERE job = %s", (job,)))
+
+
+@pytest.fixture
+def counts_tables(admin):
+    tables = {log_format: unique(f"{log_format}_dims").replace("-", "_") for log_format in GROUP_BY}
+    yield tables
+    for table in tables.values():
+        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
+
+
+def test_each_format_counts_by_its_dimensions(admin, counts_tables, make_topic, start_driver):
+    events, jobs, drivers, topics = {}, {}, {}, {}
+    for seed, (log_format, group_by) in enumerate(GROUP_BY.items()):
+        make_schema(counts_tables[log_format])
+        topics[log_format] = make_topic(partitions=2)
+        events[log_format] = samples.generate(log_format, 4000, 40 + seed, datetime(2036, 3, 1), 30)
+        produce.produce(topics[log_format], events[log_format])
+        jobs[log_format] = unique(f"{log_format}-dims")
+        drivers[log_format] = start_driver(jobs[log_format], topics[log_format], env={
+            **samples.FORMATS[log_format].settings, "COUNTS_TABLE": counts_tables[log_format], "GROUP_BY": group_by,
+            "SINGLE_TASK_MAX_RECORDS": "0", "MAX_OFFSETS_PER_TRIGGER": "1500"})
+    for log_format, group_by in GROUP_BY.items():
+        job = jobs[log_format]
+        catch_up(admin, job, topics[log_format], drivers[log_format], timeout=300)
+        wanted = expected_series(events[log_format], group_by)
+        assert series_counts(admin, job, group_by) == wanted, log_format
+        total = error_log(admin, counts_tables[log_format])
+        assert total == samples.expected_counts(events[log_format])
+        assert series_totals(admin, job) == total  # every minute: the series add up to the total
+        assert registry(admin, job) == [(group_by, 0)] * len({values for _minute, values in wanted}), log_format
+        new_series, overflow = query(admin, "SELECT SUM(new_series), SUM(overflow_lines) FROM ingest_batches WHERE job = %s",
+                                     (job,))[0]
+        assert (int(new_series), int(overflow)) == (len(registry(admin, job)), 0)
+    labelled = query(admin, "SELECT value, SUM(log_count) FROM error_counts_by_label WHERE job = %s AND dimension = 'path' "
+                            "GROUP BY value", (jobs["access"],))  # the view, as docs/operations.md queries it
+    by_path = Counter()
+    for (_minute, (_method, path, _status)), count in expected_series(events["access"], GROUP_BY["access"]).items():
+        by_path[path] += count
+    assert {value: int(n) for value, n in labelled} == dict(by_path)
+    for driver in drivers.values():
+        assert driver.stop() == 0
+
+
+def test_a_new_group_by_keeps_history_and_the_cap_overflows_mid_batch(admin, clean_error_log, make_topic, start_driver):
+    topic, job = make_topic(partitions=2), unique("regroup")
+    first = samples.generate("json", 2000, 51, datetime(2036, 4, 1), 10)
+    produce.produce(topic, first)
+    driver = start_driver(job, topic, env={**samples.FORMATS["json"].settings, "GROUP_BY": "level"})
+    catch_up(admin, job, topic, driver, timeout=240)
+    assert driver.stop() == 0
+    levels = expected_series(first, "level")
+    assert series_counts(admin, job, "level") == levels
+    registered = len({values for _minute, values in levels})
+
+    second = samples.generate("json", 3000, 52, datetime(2036, 4, 1), 10)  # the same minutes, other series
+    produce.produce(topic, second)
+    cap = registered + 3
+    driver = start_driver(job, topic, env={**samples.FORMATS["json"].settings, "GROUP_BY": "level,field:service.name",
+                                           "MAX_SERIES": str(cap)})
+    catch_up(admin, job, topic, driver, timeout=240)
+    assert driver.stop() == 0
+
+    assert series_counts(admin, job, "level") == levels  # history kept as it was counted
+    wanted = expected_series(second, "field:service.name,level")
+    by_series = Counter()
+    for (_minute, values), count in wanted.items():
+        by_series[values] += count
+    admitted = sorted(by_series, key=lambda values: (-by_series[values], "\x1f".join(values)))[:3]
+    got = series_counts(admin, job, "field:service.name,level")
+    expected = Counter()
+    for (minute, values), count in wanted.items():
+        expected[minute, values if values in admitted else (None, None)] += count
+    assert got == expected
+    assert registry(admin, job) == [("field:service.name,level", 0)] * 3 + [("field:service.name,level", 1)] + \
+        [("level", 0)] * registered
+    assert series_totals(admin, job) == error_log(admin) == samples.expected_counts(first + second)
+    overflow = query(admin, "SELECT SUM(overflow_lines) FROM ingest_batches WHERE job = %s", (job,))[0][0]
+    assert int(overflow) == sum(n for (_m, values), n in expected.items() if values == (None, None)) > 0
+    assert "counted into the overflow series" in driver.log()
+    assert ledger(admin, job)[1:] == (len(first) + len(second), sum(samples.expected_counts(first + second).values()),
+                                      sum(e.rejected for e in first + second))
