@@ -115,10 +115,12 @@ def check_ready(conn, retention: "Retention") -> None:
                 cursor.execute(probe)
     except Exception as error:
         if getattr(error, "args", None) and error.args[0] in (1142, 1143):  # command denied
-            raise ConfigError(
-                "RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines, SERIES_RETENTION_DAYS (with GROUP_BY) "
-                f"on error_series_counts, for the job's MySQL user ({error.args[-1]}): apply sql/grants.sql (make schema "
-                "on the local stack), or set the one named 0 to keep every row") from None
+            wanted = [*(["RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines"] if retention.days else []),
+                      *(["SERIES_RETENTION_DAYS (with GROUP_BY) needs DELETE on error_series_counts"] if retention.series_days else [])]
+            zero = " and ".join(name for name, days in (("RETENTION_DAYS=0", retention.days),
+                                                        ("SERIES_RETENTION_DAYS=0", retention.series_days)) if days)
+            raise ConfigError(f"{', '.join(wanted)} for the job's MySQL user ({error.args[-1]}): apply sql/grants.sql "
+                              f"(make schema on the local stack), or set {zero} to keep every row") from None
         raise
 
 

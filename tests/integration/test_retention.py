@@ -97,6 +97,30 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
          (other_job, topic, 1)])
 
 
+def test_a_pass_deletes_old_per_dimension_counts_of_its_own_job_only(admin):
+    job, other_job = unique("ret-series"), unique("ret-series")
+    today = utc_today(admin)
+    query(admin, "INSERT INTO job_leases (job, epoch, owner) VALUES (%s, 2, 'test')", (job,))
+    minutes = [datetime.combine(today - timedelta(days=days_ago), time(hour, 0)) for days_ago in (120, 91, 89, 0)
+               for hour in (0, 23)]
+    for owner in (job, other_job):
+        for series_id, minute in enumerate(minutes):
+            query(admin, "INSERT INTO error_series_counts (job, log_time, series_id, log_count) VALUES (%s, %s, %s, 1)",
+                  (owner, minute, series_id))
+    conn = job_connection()
+    try:
+        stale = retention.run_pass(conn, job, "t", epoch=1, days=0, series_days=90)  # a fenced instance changes nothing
+        assert (stale.deleted, stale.more) == (0, False)
+        first = retention.run_pass(conn, job, "t", epoch=2, days=0, series_days=90, limit=3)
+        second = retention.run_pass(conn, job, "t", epoch=2, days=0, series_days=90, limit=3)
+    finally:
+        conn.close()
+    assert (first.deleted, first.more, second.deleted, second.more) == (3, True, 1, False)
+    kept = query(admin, "SELECT log_time FROM error_series_counts WHERE job = %s ORDER BY log_time", (job,))
+    assert [t for (t,) in kept] == minutes[4:]  # 89 days old and today's; 120 and 91 days old gone
+    assert query(admin, "SELECT COUNT(*) FROM error_series_counts WHERE job = %s", (other_job,)) == [(len(minutes),)]
+
+
 def test_the_startup_check_wants_the_delete_grants(admin):
     conn = job_connection()
     try:
@@ -125,7 +149,11 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         apply_schema(conn)
         # The shape before RETENTION_DAYS: no batches column, no index on dead letters' age; and
         # before COUNTS_TABLE: no job in rejected_lines' key.
-        query(admin, f"ALTER TABLE `{database}`.ingest_batches DROP COLUMN batches")
+        query(admin, f"ALTER TABLE `{database}`.ingest_batches DROP COLUMN batches, DROP COLUMN new_series, "
+                     "DROP COLUMN overflow_lines")  # and before GROUP_BY
+        query(admin, f"DROP VIEW `{database}`.error_counts_by_label")
+        for table in ("error_series", "error_series_labels", "error_series_counts"):
+            query(admin, f"DROP TABLE `{database}`.{table}")
         query(admin, f"ALTER TABLE `{database}`.job_leases DROP COLUMN metrics_endpoint")  # before METRICS_PORT
         query(admin, f"DROP TABLE `{database}`.rejected_lines")
         query(admin, f"CREATE TABLE `{database}`.rejected_lines (topic VARCHAR(249) NOT NULL, kafka_partition INT "
@@ -144,14 +172,18 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         query(admin, f"INSERT INTO `{database}`.kafka_offsets (job, topic, kafka_partition, next_offset) "
                      "VALUES ('j', 't', 0, 10)")
         with pytest.raises(ConfigError, match=r"kafka_offsets\.topic_id, job_leases\.metrics_endpoint, ingest_batches\.batches, "
-                                              r"rejected_lines\.job, table counts_tables, error_log\.log_count as bigint "
+                                              r"ingest_batches\.new_series, ingest_batches\.overflow_lines, "
+                                              r"rejected_lines\.job, table counts_tables, table error_series, "
+                                              r"table error_series_labels, table error_series_counts, error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
             store.Store(conn, "j", "t").verify_schema(database)
         apply_schema(conn)
         apply_schema(conn)  # and again: a no-op
         store.Store(conn, "j", "t").verify_schema(database)
-        assert query(admin, f"SELECT records, batches FROM `{database}`.ingest_batches") == [(10, 1)]
+        assert query(admin, f"SELECT records, batches, new_series, overflow_lines FROM `{database}`.ingest_batches") == [
+            (10, 1, 0, 0)]
+        assert query(admin, f"SELECT COUNT(*) FROM `{database}`.error_counts_by_label") == [(0,)]
         assert query(admin, f"SELECT next_offset, topic_id FROM `{database}`.kafka_offsets") == [(10, None)]  # adopted at start
         index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
                              "AND index_name = 'rejected_lines_seen' ORDER BY seq_in_index", (database,))
