@@ -53,7 +53,7 @@ def start_driver():
 
 @pytest.fixture
 def scenario(clean_error_log, make_topic, start_driver):
-    """scenario(partitions, start) -> a Scenario on a fresh topic and job name."""
-    def make(partitions: int, start) -> Scenario:
-        return Scenario(clean_error_log, make_topic(partitions), unique("job"), start, start_driver)
+    """scenario(partitions, start[, log_format]) -> a Scenario on a fresh topic and job name."""
+    def make(partitions: int, start, log_format: str = "app") -> Scenario:
+        return Scenario(clean_error_log, make_topic(partitions), unique("job"), start, start_driver, log_format)
     return make

@@ -81,6 +81,11 @@ class Produced:
         """Expected error_log when exactly the records below `stored` were counted."""
         return samples.expected_counts([e for p, o, e in self.placed if o < stored.get(p, 0)])
 
+    def series_below(self, stored: dict[int, int] | None, group_by: str) -> dict:
+        """Expected per-dimension counts ({(minute, values): n}) of the records below `stored` (None: all)."""
+        events = [e for p, o, e in self.placed if stored is None or o < stored.get(p, 0)]
+        return samples.expected_series(events, tuple(group_by.split(",")))
+
     def total(self) -> dict[str, int]:
         return samples.expected_counts(self.events())
 
@@ -155,13 +160,14 @@ class Scenario:
     job: str
     start: datetime
     launch: Callable[..., Driver]
+    log_format: str = "app"  # what write() produces (errorcount/testkit/samples.py)
     produced: Produced = field(init=False)
 
     def __post_init__(self):
         self.produced = Produced(self.topic)
 
     def write(self, count: int, seed: int, minutes: int = 10) -> None:
-        self.produced.add(samples.generate("app", count, seed=seed, start=self.start, minutes=minutes))
+        self.produced.add(samples.generate(self.log_format, count, seed=seed, start=self.start, minutes=minutes))
 
     def driver(self, **kwargs) -> Driver:
         return self.launch(self.job, self.topic, **kwargs)
@@ -185,6 +191,11 @@ class Scenario:
 
     def epoch(self) -> int:
         return lease(self.admin, self.job)[0]
+
+    def series(self, group_by: str) -> dict:
+        """The job's per-dimension counts of `group_by`; asserts first that every minute's series add up to its total."""
+        assert series_totals(self.admin, self.job) == self.counts()
+        return dict(series_counts(self.admin, self.job, group_by))
 
 
 def compose_config() -> str:

@@ -6,25 +6,28 @@ from datetime import datetime
 import pytest
 
 from errorcount import logline
+from errorcount.testkit import samples
 from errorcount.tools import kafka_admin
 
 START = datetime(2033, 7, 1, 8, 0)
 SIGKILLED = 128 + 9
 SMALL_BATCHES = {"MAX_OFFSETS_PER_TRIGGER": "500"}
+GROUP_BY = "field:service.name,level"
+GROUPED = {**samples.FORMATS["json"].settings, "GROUP_BY": GROUP_BY}  # json events counted by service and level
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
-@pytest.mark.parametrize("point, batches_stored", [
-    ("before_transaction", 0),
-    ("before_commit@2", 1),
-    ("after_commit@2", 2),
-    ("during_spark_job@2", 1),
+@pytest.mark.parametrize("point, batches_stored, grouped", [
+    ("before_transaction", 0, False),
+    ("before_commit@2", 1, True),
+    ("after_commit@2", 2, False),
+    ("during_spark_job@2", 1, True),
 ])
-def test_crash_then_restart_is_exact(point, batches_stored, scenario, tmp_path):
-    run = scenario(3, START)
+def test_crash_then_restart_is_exact(point, batches_stored, grouped, scenario, tmp_path):
+    run = scenario(3, START, "json" if grouped else "app")
     run.write(1500, seed=31, minutes=20)
-    temp = {"TMPDIR": str(tmp_path)}  # where the drivers put their checkpoints
-    crashing = run.driver(env={"ERRORCOUNT_FAULT": point, **SMALL_BATCHES, **temp})
+    temp = {"TMPDIR": str(tmp_path), **SMALL_BATCHES, **(GROUPED if grouped else {})}  # TMPDIR: the drivers' checkpoints
+    crashing = run.driver(env={"ERRORCOUNT_FAULT": point, **temp})
     assert crashing.wait(240) == SIGKILLED, crashing.log()[-3000:]
     left_behind = list(tmp_path.glob("errorcount-checkpoint-*"))
     assert len(left_behind) == 1, left_behind
@@ -33,9 +36,13 @@ def test_crash_then_restart_is_exact(point, batches_stored, scenario, tmp_path):
     assert run.ledger()[0] == batches_stored
     assert run.ledger()[1] == sum(stored.values())  # the ledger accounts for every stored offset
     assert run.counts() == run.produced.counts_below(stored)  # nothing half-committed
+    if grouped:
+        assert run.series(GROUP_BY) == run.produced.series_below(stored, GROUP_BY)
 
-    restarted = run.caught_up_driver("the restarted job to catch up", env={**SMALL_BATCHES, **temp})
+    restarted = run.caught_up_driver("the restarted job to catch up", env=temp)
     assert run.counts() == run.produced.total()
+    if grouped:
+        assert run.series(GROUP_BY) == run.produced.series_below(None, GROUP_BY)
     assert run.ledger()[1] == 1500
     assert not any(path.exists() for path in left_behind)  # the killed driver's checkpoint swept up
     assert restarted.stop() == 0
@@ -47,11 +54,12 @@ def test_crash_then_restart_is_exact(point, batches_stored, scenario, tmp_path):
     ("commit_lost_unapplied@2", "was not stored"),
 ])
 def test_commit_with_unknown_outcome_is_resolved_in_the_driver(point, resolution, scenario):
-    run = scenario(3, START)
+    run = scenario(3, START, "json")
     run.write(1500, seed=32, minutes=20)
-    driver = run.caught_up_driver(env={"ERRORCOUNT_FAULT": point, **SMALL_BATCHES})
+    driver = run.caught_up_driver(env={"ERRORCOUNT_FAULT": point, **SMALL_BATCHES, **GROUPED})
     assert resolution in driver.log()
     assert run.counts() == run.produced.total()
+    assert run.series(GROUP_BY) == run.produced.series_below(None, GROUP_BY)  # no series counted twice or lost
     batches = len(logline.parse(driver.log()))
     assert run.ledger()[:2] == (batches, 1500)  # each batch stored exactly once
     assert run.offsets() == kafka_admin.end_offsets(run.topic)
