@@ -65,11 +65,11 @@ run: venv java ## Run the streaming job in the foreground (local[*]); starts the
 produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|access|json) and print what they count
 	@scripts/run.sh produce
 
-counts: venv ## Show the newest per-minute ERROR counts (ROWS=20)
+counts: venv ## Show the newest per-minute ERROR counts (ROWS=20; BY=<dimension>: per value of a GROUP_BY dimension)
 	@$(PY) -m errorcount.tools.counts
 
-report: venv ## Draw errors, rejects and commits per minute as .local/report/report.png and .html (SINCE=24h UNTIL=0s: ISO times or 30m, 2h, 7d)
-	$(PY) -m errorcount.tools.report --since "$${SINCE:-24h}" --until "$${UNTIL:-0s}"
+report: venv ## Draw errors, rejects, commits and the top series per minute as .local/report/report.png and .html (SINCE=24h UNTIL=0s: ISO times or 30m, 2h, 7d; BY=<dimension>)
+	$(PY) -m errorcount.tools.report --since "$${SINCE:-24h}" --until "$${UNTIL:-0s}" --by "$${BY:-}"
 
 check: lint typecheck java ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"

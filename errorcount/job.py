@@ -133,6 +133,8 @@ class Job:
             listener = progress.install(self.spark, cfg.kafka_topic)
             self.watch = watch.build(cfg, session.jvm(self.spark), lambda: listener.ends)
             self.watch.leased(epoch)
+            if series:
+                series.on_commit = self.watch.series_counted
             self.identity = topic_metadata.TopicIdentity(self.spark, cfg)
             try:
                 return self.supervise(job_store)

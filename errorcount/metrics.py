@@ -46,9 +46,15 @@ class JobMetrics:
         self.offsets = Gauge("errorcount_committed_offset", "The next offset stored in MySQL", per_partition, registry=r)
         self.last_commit = Gauge("errorcount_last_commit_timestamp_seconds", "Unix time of the last batch commit", one,
                                  registry=r)
+        self.series = Gauge("errorcount_series", "Series the job registered for GROUP_BY (its overflow series not "
+                            "counted), as of the last commit", one, registry=r)
+        self.series_limit = Gauge("errorcount_series_limit", "MAX_SERIES: the most series the job registers", one,
+                                  registry=r)
+        self.overflow_lines = Counter("errorcount_overflow_lines", "ERROR lines counted into an overflow series "
+                                      "(MAX_SERIES reached)", one, registry=r)
         for series in (self.batches, self.records, self.error_lines, self.rejected, self.dead_letters,
                        self.commit_retries, self.query_restarts, self.mirror_failures, self.batch_seconds,
-                       self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit):
+                       self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit, self.overflow_lines):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
 
     def serve(self, host: str, port: int) -> None:
@@ -73,6 +79,11 @@ class JobMetrics:
         for partition, offset in offsets.items():
             self.offsets.labels(j, str(partition)).set(offset)
         self.last_commit.labels(j).set(now_s)
+
+    def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
+        self.series.labels(self.job).set(registered)
+        self.series_limit.labels(self.job).set(limit)
+        self.overflow_lines.labels(self.job).inc(overflow_lines)
 
     def behind(self, records: dict[int, int] | None, seconds: float | None) -> None:
         if records is not None:

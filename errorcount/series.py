@@ -8,7 +8,7 @@ transaction, after the lease row is locked (one writer per job), so a rolled-bac
 nothing and a retried batch admits the same series again (admit is pure and deterministic)."""
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from errorcount import dimensions
@@ -67,6 +67,7 @@ class SeriesStore:
         self.job, self.group_by, self.max_series = job, group_by, max_series
         self.registry: Registry | None = None
         self.overflow_logged = False
+        self.on_commit: Callable[[int, int, int], None] = lambda registered, limit, overflow_lines: None  # metrics
 
     def load(self, cursor) -> Registry:
         cursor.execute(SELECT_SERIES, (self.job,))
@@ -113,6 +114,7 @@ class SeriesStore:
     def committed(self, written: Written) -> None:
         """After the transaction committed: keep its registry; log the first overflow, with what to do."""
         self.registry = written.registry
+        self.on_commit(written.registry.registered, self.max_series, written.overflow_lines)
         if written.overflow_lines and not self.overflow_logged:
             self.overflow_logged = True
             log.warning("job %r has MAX_SERIES=%d series: %d ERROR lines of further series were counted into the overflow "

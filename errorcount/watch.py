@@ -37,6 +37,11 @@ class Watch:
             self.mirror.offer(after)
         return (None if behind is None else sum(behind.values())), seconds
 
+    def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
+        """After a batch with GROUP_BY committed: the job's series against MAX_SERIES, and its overflow."""
+        if self.metrics:
+            self.metrics.series_counted(registered, limit, overflow_lines)
+
     def commit_retried(self) -> None:
         if self.metrics:
             self.metrics.commit_retries.labels(self.metrics.job).inc()

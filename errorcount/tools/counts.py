@@ -1,5 +1,6 @@
 """Prints the newest per-minute ERROR counts from the configured counts table (make counts;
-COUNTS_TABLE, default error_log).
+COUNTS_TABLE, default error_log); with BY=<dimension> (make counts BY=service.name), the job's
+per-dimension counts of that GROUP_BY dimension instead, per minute and value, biggest first.
 
 Connects as the job's user with the job's own connection settings (conf/errorcount.conf or
 CONFIG, the environment; TLS included); the password comes from MYSQL_PASSWORD_FILE,
@@ -8,13 +9,14 @@ MYSQL_PASSWORD, or the local stack's secret file. ROWS=20 minutes are shown.
 
 import os
 import sys
+from datetime import timedelta
 
 import pymysql
 
 from errorcount import mysql, store
 from errorcount.config import load_config
 from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
-from errorcount.tools import ROOT
+from errorcount.tools import ROOT, breakdown
 
 SELECT_NEWEST_COUNTS = "SELECT log_time, log_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"
 SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*) FROM `{table}`"
@@ -51,6 +53,8 @@ def main() -> int:
     if isinstance(connected, int):
         return connected
     cfg, conn = connected
+    if os.environ.get("BY"):
+        return by_dimension(cfg, conn, breakdown.dimension_of(os.environ["BY"], cfg.group_by), int(os.environ.get("ROWS", "20")))
     with conn.cursor() as cursor:
         cursor.execute(store.with_table(SELECT_NEWEST_COUNTS, cfg.counts_table), (int(os.environ.get("ROWS", "20")),))
         rows = cursor.fetchall()
@@ -61,6 +65,28 @@ def main() -> int:
     for log_time, count in rows:
         print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}")
     print(f"total: {total} ERROR lines in {minutes} minutes")
+    return 0
+
+
+def by_dimension(cfg, conn, dimension: str, rows: int) -> int:
+    """The newest `rows` minutes of one dimension's values for JOB_NAME."""
+    newest = breakdown.newest_minute(conn, cfg.job_name)
+    found = breakdown.read(conn, cfg.job_name, dimension, newest - timedelta(minutes=rows - 1), newest) if newest else {}
+    conn.close()
+    print(f"job {cfg.job_name}: ERROR lines by {dimension} (GROUP_BY={cfg.group_by or '(off)'})")
+    if not found:
+        print(f"no per-dimension counts of {dimension!r} for this job: is it in GROUP_BY? (docs/operations.md, "
+              "'Counting by dimension')")
+        return 0
+    width = max(len(value) for value in found) + 2
+    minutes = sorted({minute for counts in found.values() for minute in counts}, reverse=True)
+    print(f"{'minute':<18}{dimension:<{width}}ERROR lines")
+    for minute in minutes:
+        here = sorted(((counts[minute], value) for value, counts in found.items() if minute in counts), key=lambda c: (-c[0], c[1]))
+        for number, (count, value) in enumerate(here):
+            print(f"{f'{minute:%Y-%m-%d %H:%M}' if number == 0 else '':<18}{value:<{width}}{count:>11}")
+    totals = sorted(((sum(counts.values()), value) for value, counts in found.items()), key=lambda c: (-c[0], c[1]))
+    print("total: " + ", ".join(f"{value} {count}" for count, value in totals))
     return 0
 
 

@@ -1,12 +1,14 @@
 """make report: errors per minute (and rejects, and the job's commits) over a time range, drawn
 as a PNG and a self-contained HTML page (the PNG inlined, with the totals).
 
-    python -m errorcount.tools.report [--since 2h] [--until 2036-01-01T12:00] [--out DIR]
+    python -m errorcount.tools.report [--since 2h] [--until 2036-01-01T12:00] [--by DIMENSION] [--out DIR]
 
 --since/--until: ISO dates and times (python-dateutil) or spans back from now (`90s`, `30m`,
 `2h`, `7d`). Minutes are the job's minute keys: UTC for zoned lines, as written otherwise; a
 zoned --since/--until is converted to UTC. Reads the configured COUNTS_TABLE and JOB_NAME's
-ledger with the job's own connection settings, like make counts.
+ledger with the job's own connection settings, like make counts. With GROUP_BY (or --by naming
+a dimension counted earlier) a second panel draws that dimension's TOP values per minute, the
+rest as one line (errorcount/tools/breakdown.py).
 """
 
 import argparse
@@ -27,12 +29,13 @@ from matplotlib import dates, pyplot  # noqa: E402  (after the backend is chosen
 
 from errorcount import store  # noqa: E402
 from errorcount.errors import EXIT_CONFIG  # noqa: E402
-from errorcount.tools import ROOT  # noqa: E402
+from errorcount.tools import ROOT, breakdown  # noqa: E402
 from errorcount.tools.counts import connect_as_job  # noqa: E402
 
 SPAN = re.compile(r"(\d+)([smhd])")
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 AXIS = "minute (UTC for zoned lines, as written otherwise)"
+TOP = 6  # values drawn per dimension; the rest are one line
 
 
 def moment(text: str, now: datetime) -> datetime:
@@ -58,20 +61,25 @@ class Series:
     errors: dict[datetime, int]
     rejected: dict[datetime, int]
     batches: dict[datetime, int]
+    dimension: str = ""  # with GROUP_BY: the dimension `by` breaks errors down by
+    by: dict[str, dict[datetime, int]] | None = None
 
 
-def read(conn, table: str, job: str, since: datetime, until: datetime) -> Series:
+def read(conn, table: str, job: str, since: datetime, until: datetime, dimension: str = "") -> Series:
     with conn.cursor() as cursor:
         cursor.execute(store.with_table(SELECT_COUNTS_BETWEEN, table), (since, until))
         errors = {t: int(n) for t, n in cursor.fetchall()}
         cursor.execute(SELECT_LEDGER_MINUTES, (job, since, until))
         rows = cursor.fetchall()
-    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows})
+    by = breakdown.top(breakdown.read(conn, job, dimension, since, until), TOP) if dimension else None
+    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows}, dimension, by)
 
 
 def draw(series: Series, title: str) -> bytes:
-    """The PNG: errors per minute as bars, rejects and commits per minute as lines."""
-    figure, axis = pyplot.subplots(figsize=(12, 5), dpi=100)
+    """The PNG: errors per minute as bars, rejects and commits per minute as lines; with a
+    dimension, its top values per minute below."""
+    figure, axes = pyplot.subplots(2 if series.by else 1, 1, figsize=(12, 9 if series.by else 5), dpi=100, squeeze=False)
+    axis = axes[0][0]
     if series.errors:
         # matplotlib converts datetimes itself (its type stubs list numbers only)
         axis.bar(list(series.errors), list(series.errors.values()), width=1 / 1440, color="#c0392b",  # type: ignore[arg-type]
@@ -91,6 +99,8 @@ def draw(series: Series, title: str) -> bytes:
     axis.set_ylabel("records per minute")
     axis.set_title(title)
     axis.legend(loc="upper left")
+    if series.by:
+        draw_top(axes[1][0], series.dimension, series.by)
     figure.autofmt_xdate()
     out = io.BytesIO()
     figure.savefig(out, format="png")
@@ -98,10 +108,25 @@ def draw(series: Series, title: str) -> bytes:
     return out.getvalue()
 
 
+def draw_top(axis, dimension: str, by: dict[str, dict[datetime, int]]) -> None:
+    """One line per value (markers too: a value seen in one minute only still shows)."""
+    for value, counts in by.items():
+        minutes = sorted(counts)
+        axis.plot(minutes, [counts[m] for m in minutes], marker="o", markersize=3, linewidth=1,  # type: ignore[arg-type]
+                  label=f"{value} ({sum(counts.values())})")
+    axis.xaxis.set_major_formatter(dates.DateFormatter("%Y-%m-%d %H:%M"))
+    axis.set_xlabel(AXIS)
+    axis.set_ylabel(f"errors per minute by {dimension}")
+    axis.set_ylim(bottom=0)
+    axis.legend(loc="upper left", fontsize="small")
+
+
 def page(png: bytes, series: Series, title: str) -> str:
     image = base64.b64encode(png).decode()
     totals = (f"errors {sum(series.errors.values())} in {len(series.errors)} minutes, rejected "
               f"{sum(series.rejected.values())}, commits {sum(series.batches.values())}")
+    if series.by:
+        totals += f"; by {series.dimension}: " + ", ".join(f"{v} {sum(c.values())}" for v, c in series.by.items())
     return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head><body>"
             f"<h1>{html.escape(title)}</h1><p>{html.escape(totals)}</p><p>{html.escape(AXIS)}</p>"
             f"<img alt=\"errors per minute\" src=\"data:image/png;base64,{image}\"></body></html>\n")
@@ -112,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--since", default="24h")
     parser.add_argument("--until", default="0s")
+    parser.add_argument("--by", default="", help="a GROUP_BY dimension (default: GROUP_BY's first, if set)")
     parser.add_argument("--out", type=Path, default=ROOT / ".local" / "report")
     args = parser.parse_args(argv)
     now = datetime.now(UTC).replace(tzinfo=None)
@@ -124,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(connected, int):
         return connected
     cfg, conn = connected
-    series = read(conn, cfg.counts_table, cfg.job_name, since, until)
+    series = read(conn, cfg.counts_table, cfg.job_name, since, until, breakdown.dimension_of(args.by, cfg.group_by))
     conn.close()
     title = f"{cfg.counts_table}, job {cfg.job_name}: {since:%Y-%m-%d %H:%M} to {until:%Y-%m-%d %H:%M}"
     png = draw(series, title)

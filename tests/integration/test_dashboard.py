@@ -74,12 +74,12 @@ def test_the_dashboard_has_the_structure_grafana_provisioning_reads():
 
 def expand(sql: str, start: datetime, end: datetime, table: str, job: str) -> str:
     """Grafana's MySQL data source macros, as it expands them (epoch seconds, FROM_UNIXTIME)."""
-    sql = re.sub(r"\$__timeFilter\((\w+)\)",
+    sql = re.sub(r"\$__timeFilter\(([\w.]+)\)",
                  lambda m: f"{m[1]} BETWEEN FROM_UNIXTIME({int(start.timestamp())}) AND FROM_UNIXTIME({int(end.timestamp())})",
                  sql)
     sql = re.sub(r"\$__timeGroupAlias\((\w+), *1m\)",
                  lambda m: f'cast(cast(UNIX_TIMESTAMP({m[1]})/(60) as signed)*60 as signed) AS "time"', sql)
-    return sql.replace("${counts_table}", table).replace("$job", job)
+    return sql.replace("${counts_table}", table).replace("$job", job).replace("$dimension", "field:service.name")
 
 
 @pytest.mark.mysql
@@ -93,8 +93,12 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
     base = datetime(2036, 3, 1, 12, 0)
     counts = {base + timedelta(minutes=m): 3 * m + 1 for m in range(10)}
     batches = [(base + timedelta(minutes=m // 3, seconds=10 * (m % 3)), m % 4) for m in range(24)]
+    services = [f"svc{i:02d}" for i in range(14)] + [None]  # None: the overflow series
+    by_service = {(base + timedelta(minutes=m), service): (i * 7 + m) % 9 + 1 for m in range(10)
+                  for i, service in enumerate(services) if (i + m) % 3}
     try:
         seed_counts_and_ledger(admin, table, counts, job, batches)
+        seed_series(admin, job, by_service)
         reader = pymysql.connect(host="127.0.0.1", port=int(local_stack()["MYSQL_PORT"]),
                                  user=SOURCES["errorcount-mysql"]["user"], password=password, database=database,
                                  init_command="SET time_zone = '+00:00'")
@@ -104,6 +108,9 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
             for target in targets("mysql"):
                 cursor.execute(expand(target["rawSql"], start, end, table, job))
                 results.append(cursor.fetchall())
+            [variable] = [v for v in DASHBOARD["templating"]["list"] if v["name"] == "dimension"]
+            cursor.execute(expand(variable["query"], start, end, table, job))
+            assert cursor.fetchall() == (("field:service.name",), ("level",))
             with pytest.raises(pymysql.err.OperationalError):  # read-only: no writes
                 cursor.execute(f"DELETE FROM `{table}`")
             for private in ("job_leases", "kafka_offsets", "counts_tables", "skipped_offsets"):  # hosts, pids, offsets
@@ -117,8 +124,35 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
             if in_range(committed_at):
                 stamp = int(committed_at.replace(tzinfo=UTC).timestamp()) // 60 * 60
                 per_minute.setdefault(stamp, []).append(rejected)
-        assert [(int(t), int(r), int(b)) for t, r, b in results[1]] == [
+        assert [(int(t), int(r), int(b)) for t, r, b in results[2]] == [
             (t, sum(v), len(v)) for t, v in sorted(per_minute.items())]
+        totals: dict = {}
+        for (minute, service), n in by_service.items():
+            if in_range(minute):
+                totals[service] = totals.get(service, 0) + n
+        top = sorted(totals, key=lambda s: (-totals[s], s or ""))[:10]  # NULL sorts first among equals in SQL
+        wanted = sorted((minute, service or "(over MAX_SERIES)", n) for (minute, service), n in by_service.items()
+                        if in_range(minute) and service in top)
+        assert [(t, m, int(v)) for t, m, v in results[1]] == wanted
     finally:
         query(admin, f"DROP TABLE IF EXISTS `{table}`")
         query(admin, "DELETE FROM ingest_batches WHERE job = %s", (job,))
+        for statement in ("DELETE FROM error_series_labels WHERE series_id IN (SELECT series_id FROM error_series WHERE job = %s)",
+                          "DELETE FROM error_series_counts WHERE job = %s", "DELETE FROM error_series WHERE job = %s"):
+            query(admin, statement, (job,))
+
+
+def seed_series(admin, job: str, by_service: dict) -> None:
+    """Series of GROUP_BY=field:service.name,level (level ERROR), one per service (None: the overflow)."""
+    ids = {}
+    for service in sorted({s for _m, s in by_service}, key=lambda s: s or ""):
+        key = uuid.uuid4().bytes * 2
+        query(admin, "INSERT INTO error_series (job, dimensions, series_key, overflow) VALUES (%s, %s, %s, %s)",
+              (job, "field:service.name,level", key, service is None))
+        ids[service] = query(admin, "SELECT series_id FROM error_series WHERE series_key = %s", (key,))[0][0]
+        for dimension, value in (("field:service.name", service), ("level", None if service is None else "ERROR")):
+            query(admin, "INSERT INTO error_series_labels (series_id, dimension, value) VALUES (%s, %s, %s)",
+                  (ids[service], dimension, value))
+    for (minute, service), n in by_service.items():
+        query(admin, "INSERT INTO error_series_counts (job, log_time, series_id, log_count) VALUES (%s, %s, %s, %s)",
+              (job, minute, ids[service], n))

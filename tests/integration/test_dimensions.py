@@ -4,13 +4,14 @@ minute, a change of GROUP_BY between runs keeping history, and MAX_SERIES reache
 
 import os
 import subprocess
+import sys
 from collections import Counter
 from datetime import datetime
 
 import pytest
 
 from errorcount.testkit import samples
-from errorcount.tools import produce
+from errorcount.tools import produce, report
 from tests.support import ROOT, catch_up, error_log, ledger, query, series_counts, series_totals, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
@@ -41,7 +42,7 @@ def counts_tables(admin):
         query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
 
 
-def test_each_format_counts_by_its_dimensions(admin, counts_tables, make_topic, start_driver):
+def test_each_format_counts_by_its_dimensions(admin, counts_tables, make_topic, start_driver, tmp_path, monkeypatch):
     events, jobs, drivers, topics = {}, {}, {}, {}
     for seed, (log_format, group_by) in enumerate(GROUP_BY.items()):
         make_schema(counts_tables[log_format])
@@ -72,6 +73,21 @@ def test_each_format_counts_by_its_dimensions(admin, counts_tables, make_topic, 
     assert {value: int(n) for value, n in labelled} == dict(by_path)
     for driver in drivers.values():
         assert driver.stop() == 0
+
+    # make counts BY=path and make report --by path read the same figures back.
+    job_env = {"JOB_NAME": jobs["access"], "COUNTS_TABLE": counts_tables["access"], **samples.FORMATS["access"].settings,
+               "GROUP_BY": GROUP_BY["access"]}
+    shown = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], env={**os.environ, **job_env, "BY": "path",
+                           "ROWS": "60"}, check=True, capture_output=True, text=True, timeout=120).stdout
+    ranked = sorted(((n, path or "(none)") for path, n in by_path.items()), key=lambda c: (-c[0], c[1]))
+    assert shown.splitlines()[-1] == "total: " + ", ".join(f"{path} {n}" for n, path in ranked)
+    for name, value in job_env.items():
+        monkeypatch.setenv(name, value)
+    assert report.main(["--since", "2036-03-01T00:00", "--until", "2036-03-01T01:00", "--by", "path",
+                        "--out", str(tmp_path)]) == 0
+    top = ", ".join(f"{path} {n}" for n, path in ranked[:report.TOP])
+    rest = sum(n for n, _path in ranked[report.TOP:])
+    assert f"; by path: {top}" + (f", (other values) {rest}" if rest else "") in (tmp_path / "report.html").read_text()
 
 
 def test_a_new_group_by_keeps_history_and_the_cap_overflows_mid_batch(admin, clean_error_log, make_topic, start_driver):

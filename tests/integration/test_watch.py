@@ -47,7 +47,9 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
     writer = produce.Writer(topic, 2)
     first = samples.generate("app", 2000, 3, datetime(2036, 2, 1), 20)
     writer.write(first)
-    driver = start_driver(job, topic, env={"METRICS_PORT": str(port)})
+    # GROUP_BY with WARN lines counted too and room for one series: the other overflows.
+    driver = start_driver(job, topic, env={"METRICS_PORT": str(port), "GROUP_BY": "level", "ERROR_LEVELS": "ERROR,WARN",
+                                           "MAX_SERIES": "1"})
     catch_up(admin, job, topic, driver)
     second = samples.generate("app", 500, 4, datetime(2036, 2, 1), 20)
     writer.write(second, first_index=len(first))  # a second batch: its commit knows the first's end offsets
@@ -68,6 +70,9 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
         assert metrics[("errorcount_lag_records", f'{label},partition="{partition}"')] == 0
     assert metrics[("errorcount_lag_mirror_failures_total", label)] == 0
     assert metrics[("errorcount_epoch", label)] == 1
+    assert (metrics[("errorcount_series", label)], metrics[("errorcount_series_limit", label)]) == (1, 1)
+    overflow = query(admin, "SELECT SUM(overflow_lines) FROM ingest_batches WHERE job = %s", (job,))[0][0]
+    assert metrics[("errorcount_overflow_lines_total", label)] == int(overflow) > 0
     assert query(admin, "SELECT metrics_endpoint FROM job_leases WHERE job = %s", (job,)) == [(f"127.0.0.1:{port}",)]
     exported = {name for name, _labels in metrics}
     for path in ("conf/prometheus/alerts.yml", "conf/grafana/dashboards/errorcount.json"):

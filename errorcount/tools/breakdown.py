@@ -1,0 +1,54 @@
+"""Per-dimension counts (GROUP_BY) as people read them: one dimension's values per minute, from
+the error_counts_by_label view (sql/schema.sql), the biggest values first and the rest as one
+"other". Used by make counts BY=... and make report."""
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from errorcount import dimensions
+
+SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count) FROM error_counts_by_label "
+                   "WHERE job = %s AND dimension = %s AND log_time BETWEEN %s AND %s GROUP BY log_time, value")
+SELECT_NEWEST = "SELECT MAX(log_time) FROM error_series_counts WHERE job = %s"
+OVERFLOW = "(over MAX_SERIES)"  # the overflow series' value (NULL in the tables)
+EMPTY = "(none)"                # a record without the value (stored as '')
+OTHER = "(other values)"
+
+
+def dimension_of(by: str, group_by: str) -> str:
+    """The dimension BY names: as written (level, field:service.name), or a JSON field's name
+    alone (service.name) when that is not a built-in dimension. Empty BY: GROUP_BY's first."""
+    by = by.strip()
+    if not by:
+        return dimensions.names(group_by)[0] if group_by else ""
+    return by if by in dimensions.BUILTIN or by.startswith(dimensions.FIELD) else dimensions.FIELD + by
+
+
+def read(conn, job: str, dimension: str, since: datetime, until: datetime) -> dict[str, dict[datetime, int]]:
+    """{value: {minute: ERROR lines}} of one dimension of a job's series, minutes since..until."""
+    with conn.cursor() as cursor:
+        cursor.execute(SELECT_BY_LABEL, (job, dimension, since, until))
+        rows = cursor.fetchall()
+    found: dict[str, dict[datetime, int]] = {}
+    for minute, value, count in rows:
+        name = OVERFLOW if value is None else value or EMPTY
+        found.setdefault(name, {})[minute] = found.get(name, {}).get(minute, 0) + int(count)
+    return found
+
+
+def newest_minute(conn, job: str) -> datetime | None:
+    with conn.cursor() as cursor:
+        cursor.execute(SELECT_NEWEST, (job,))
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def top(values: Mapping[str, Mapping[datetime, int]], count: int) -> dict[str, dict[datetime, int]]:
+    """The `count` values with most lines (ties by name), the others summed into OTHER."""
+    ranked = sorted(values, key=lambda value: (-sum(values[value].values()), value))
+    kept = {value: dict(values[value]) for value in ranked[:count]}
+    rest: dict[datetime, int] = {}
+    for value in ranked[count:]:
+        for minute, lines in values[value].items():
+            rest[minute] = rest.get(minute, 0) + lines
+    return {**kept, OTHER: rest} if rest else kept
