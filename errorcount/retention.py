@@ -116,7 +116,8 @@ def check_ready(conn, retention: "Retention") -> None:
     except Exception as error:
         if getattr(error, "args", None) and error.args[0] in (1142, 1143):  # command denied
             wanted = [*(["RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines"] if retention.days else []),
-                      *(["SERIES_RETENTION_DAYS (with GROUP_BY) needs DELETE on error_series_counts"] if retention.series_days else [])]
+                      *(["SERIES_RETENTION_DAYS (with GROUP_BY) needs DELETE on error_series_counts"]
+                        if retention.series_days else [])]
             zero = " and ".join(name for name, days in (("RETENTION_DAYS=0", retention.days),
                                                         ("SERIES_RETENTION_DAYS=0", retention.series_days)) if days)
             raise ConfigError(f"{', '.join(wanted)} for the job's MySQL user ({error.args[-1]}): apply sql/grants.sql "

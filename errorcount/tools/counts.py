@@ -82,7 +82,8 @@ def by_dimension(cfg, conn, dimension: str, rows: int) -> int:
     minutes = sorted({minute for counts in found.values() for minute in counts}, reverse=True)
     print(f"{'minute':<18}{dimension:<{width}}ERROR lines")
     for minute in minutes:
-        here = sorted(((counts[minute], value) for value, counts in found.items() if minute in counts), key=lambda c: (-c[0], c[1]))
+        here = sorted(((counts[minute], value) for value, counts in found.items() if minute in counts),
+                      key=lambda c: (-c[0], c[1]))
         for number, (count, value) in enumerate(here):
             print(f"{f'{minute:%Y-%m-%d %H:%M}' if number == 0 else '':<18}{value:<{width}}{count:>11}")
     totals = sorted(((sum(counts.values()), value) for value, counts in found.items()), key=lambda c: (-c[0], c[1]))

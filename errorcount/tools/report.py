@@ -81,15 +81,14 @@ def draw(series: Series, title: str) -> bytes:
     figure, axes = pyplot.subplots(2 if series.by else 1, 1, figsize=(12, 9 if series.by else 5), dpi=100, squeeze=False)
     axis = axes[0][0]
     if series.errors:
-        # matplotlib converts datetimes itself (its type stubs list numbers only)
-        axis.bar(list(series.errors), list(series.errors.values()), width=1 / 1440, color="#c0392b",  # type: ignore[arg-type]
+        axis.bar(list(series.errors), list(series.errors.values()), width=1 / 1440, color="#c0392b",
                  label=f"errors ({sum(series.errors.values())})")
     if series.rejected:
-        axis.plot(list(series.rejected), list(series.rejected.values()), color="#34495e", zorder=3,  # type: ignore[arg-type]
+        axis.plot(list(series.rejected), list(series.rejected.values()), color="#34495e", zorder=3,
                   label=f"rejected ({sum(series.rejected.values())})")
     if series.batches:
         commits = axis.twinx()
-        commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,  # type: ignore[arg-type]
+        commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,
                      label=f"commits ({sum(series.batches.values())})")
         commits.set_ylabel("commits per minute")
         commits.set_ylim(bottom=0)
@@ -112,7 +111,7 @@ def draw_top(axis, dimension: str, by: dict[str, dict[datetime, int]]) -> None:
     """One line per value (markers too: a value seen in one minute only still shows)."""
     for value, counts in by.items():
         minutes = sorted(counts)
-        axis.plot(minutes, [counts[m] for m in minutes], marker="o", markersize=3, linewidth=1,  # type: ignore[arg-type]
+        axis.plot(minutes, [counts[m] for m in minutes], marker="o", markersize=3, linewidth=1,
                   label=f"{value} ({sum(counts.values())})")
     axis.xaxis.set_major_formatter(dates.DateFormatter("%Y-%m-%d %H:%M"))
     axis.set_xlabel(AXIS)

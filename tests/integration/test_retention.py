@@ -174,7 +174,8 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         with pytest.raises(ConfigError, match=r"kafka_offsets\.topic_id, job_leases\.metrics_endpoint, ingest_batches\.batches, "
                                               r"ingest_batches\.new_series, ingest_batches\.overflow_lines, "
                                               r"rejected_lines\.job, table counts_tables, table error_series, "
-                                              r"table error_series_labels, table error_series_counts, error_log\.log_count as bigint "
+                                              r"table error_series_labels, table error_series_counts, "
+                                              r"error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
             store.Store(conn, "j", "t").verify_schema(database)
