@@ -1,7 +1,8 @@
 """make chaos: a producer writes at a steady rate while the driver or the SQL server is SIGKILLed
 again and again, each kill aimed at a phase of the job (errorcount/tools/chaos_phases.py) and the phase it
 hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
-driver carries on). At the end its counts table (chaos_log), kafka_offsets and the ledger must be exact.
+driver carries on). At the end its counts table (chaos_log), its per-dimension counts (GROUP_BY, adding
+up to the counts table every minute), kafka_offsets and the ledger must be exact.
 
     python -m errorcount.tools.chaos --help    (options and their defaults; make chaos CHAOS_ARGS=...)
 
@@ -24,12 +25,13 @@ from pathlib import Path
 
 from errorcount.testkit import samples
 from errorcount.tools import ROOT, admin_db, chaos_phases, harness, kafka_admin, produce
-from errorcount.tools.admin_db import error_log, ledger, release_counts_table, stored_offsets
+from errorcount.tools.admin_db import error_log, ledger, release_counts_table, series_counts, series_totals, stored_offsets
 from errorcount.tools.admin_db import query as rows
 from errorcount.tools.localenv import local_stack
 
 START = datetime(2040, 1, 1, 0, 0)
 COUNTS_TABLE = "chaos_log"  # its own counts table (a job owns its table): emptied at each run
+GROUP_BY = {"app": "level", "access": "path,status", "json": "field:service.name,level"}  # per --format
 
 
 def lease_epoch(conn, job: str) -> int:
@@ -37,8 +39,8 @@ def lease_epoch(conn, job: str) -> int:
     return int(found[0][0]) if found else 0
 
 
-def start_driver(job: str, topic: str, log_path: Path) -> harness.Driver:
-    return harness.Driver(log_path, {**harness.driver_env(job, topic), "TRIGGER_INTERVAL": "1 second",
+def start_driver(job: str, topic: str, log_path: Path, settings: dict[str, str]) -> harness.Driver:
+    return harness.Driver(log_path, {**harness.driver_env(job, topic), **settings, "TRIGGER_INTERVAL": "1 second",
                                      "COUNTS_TABLE": COUNTS_TABLE,
                                      "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
                                      "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"})
@@ -60,8 +62,8 @@ def produce_steadily(topic: str, events: list, partitions: int, rate: int, done:
 class Drivers:
     """The run's drivers, one at a time, all in one log; every one is killed if the run fails."""
 
-    def __init__(self, job: str, topic: str, log_path: Path):
-        self.job, self.topic, self.log_path = job, topic, log_path
+    def __init__(self, job: str, topic: str, log_path: Path, settings: dict[str, str]):
+        self.job, self.topic, self.log_path, self.settings = job, topic, log_path, settings
         self.current: harness.Driver | None = None
         self.log_from, self.restarts = 0, -1
 
@@ -69,7 +71,7 @@ class Drivers:
         """Starts a driver unless one runs; True if it started one."""
         if self.current is not None and self.current.running():
             return False
-        self.current, self.restarts = start_driver(self.job, self.topic, self.log_path), self.restarts + 1
+        self.current, self.restarts = start_driver(self.job, self.topic, self.log_path, self.settings), self.restarts + 1
         self.log_from = self.current.log_from
         return True
 
@@ -117,12 +119,13 @@ def finish(drivers: Drivers, conn) -> int:
 
 
 def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, server_share: float = 0.5,
-        log=print) -> dict:
+        log=print, log_format: str = "json") -> dict:
     conn = admin_db.connect()
     stamp = time.strftime("%Y%m%d%H%M%S")
     topic = job = f"chaos-{stamp}"
     kafka_admin.create_topic(topic, partitions)
-    events = samples.generate("app", lines, seed, START, 120)
+    events = samples.generate(log_format, lines, seed, START, 120)
+    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": GROUP_BY[log_format]}
     release_counts_table(conn, COUNTS_TABLE)  # chaos counts into a table of its own, emptied
     before = error_log(conn, COUNTS_TABLE)
     log_path = ROOT / ".local" / "test-logs" / f"{job}.log"
@@ -130,7 +133,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     began = time.monotonic()
     produced = threading.Event()
     threading.Thread(target=produce_steadily, args=(topic, events, partitions, rate, produced), daemon=True).start()
-    drivers = Drivers(job, topic, log_path)
+    drivers = Drivers(job, topic, log_path, settings)
     try:
         hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began)
         produced.wait()
@@ -142,6 +145,8 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     expected = Counter(samples.expected_counts(events))
     actual = error_log(conn, COUNTS_TABLE) - before
     batches, ledger_records, _errors, ledger_rejected = ledger(conn, job)
+    wanted_series = Counter(samples.expected_series(events, tuple(GROUP_BY[log_format].split(","))))
+    got_series = series_counts(conn, job, GROUP_BY[log_format])
     figures = {
         "lines": lines, "partitions": partitions, "kills": kills, "restarts": drivers.restarts,
         "error_lines": sum(expected.values()), "rejected_lines": sum(e.rejected for e in events),
@@ -151,19 +156,26 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         "final_exit": final_rc, "wall_seconds": round(wall), "server": local_stack()["MYSQL_SERVER"],
         "driver_kills": sum(t == "driver" for t, _a, _p in hits), "server_kills": sum(t == "server" for t, _a, _p in hits),
         "phases": dict(Counter(f"{t} / {p}" for t, _a, p in hits)),
+        "format": f"{log_format}, GROUP_BY={GROUP_BY[log_format]}", "series": len({v for _m, v in wanted_series}),
+        "series_lost": sum((wanted_series - got_series).values()), "series_doubled": sum((got_series - wanted_series).values()),
+        "series_add_up": series_totals(conn, job) == actual,
     }
     figures["ok"] = (figures["lost"] == 0 and figures["doubled"] == 0 and figures["offsets_exact"]
+                     and figures["series_lost"] == 0 and figures["series_doubled"] == 0 and figures["series_add_up"]
                      and ledger_records == lines and ledger_rejected == figures["rejected_lines"] and final_rc == 0)
     kafka_admin.delete_topic(topic)
     return figures
 
 
 def table(figures: dict) -> str:
-    rows_ = [("SQL server", figures["server"]), ("lines produced", figures["lines"]),
+    rows_ = [("SQL server", figures["server"]), ("records", figures["format"]), ("lines produced", figures["lines"]),
              ("partitions", figures["partitions"]), ("ERROR lines expected", figures["error_lines"]),
              ("rejected lines expected", figures["rejected_lines"]),
              ("SIGKILLs", f"{figures['kills']} ({figures['driver_kills']} driver, {figures['server_kills']} server)"),
              ("driver restarts", figures["restarts"]), ("lost", figures["lost"]), ("doubled", figures["doubled"]),
+             ("series", figures["series"]), ("per-dimension lost", figures["series_lost"]),
+             ("per-dimension doubled", figures["series_doubled"]),
+             ("series add up to the total every minute", "yes" if figures["series_add_up"] else "NO"),
              ("kafka_offsets = end offsets", "yes" if figures["offsets_exact"] else "NO"),
              ("ledger batches", figures["ledger_batches"]), ("ledger records", figures["ledger_records"]),
              ("ledger rejected", figures["ledger_rejected"]), ("wall time", f"{figures['wall_seconds']} s"),
@@ -182,7 +194,9 @@ INTRO = (
     "the moment of the kill: the phase tables below count those. A killed driver is restarted; a killed "
     "server is started again (InnoDB crash recovery) and the running driver carries on. The expectation is "
     "a plain-Python count of every generated line; `lost` and `doubled` compare it minute by minute with "
-    "its counts table (`chaos_log`, emptied at each run).\n\n"
+    "its counts table (`chaos_log`, emptied at each run); the per-dimension figures compare the generator's "
+    "own dimension values per minute with the job's series (`GROUP_BY`), and check that every minute's series "
+    "add up to its total.\n\n"
     "A SIGKILL of the server tests crash consistency, not durability against power loss: the operating system "
     "keeps what the server wrote. The guarantee assumes the servers' durable defaults, which the local stack "
     "states explicitly: `innodb_flush_log_at_trx_commit=1`, and on MySQL 8 the binary log it enables by "
@@ -214,17 +228,19 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--kills", type=int, default=20, help="SIGKILLs, driver and server mixed")
     parser.add_argument("--server-share", type=float, default=0.5, help="share of the kills aimed at the SQL server")
     parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
+    parser.add_argument("--format", choices=sorted(GROUP_BY), default="json",
+                        help="what the records are (LOG_FORMAT); counted by GROUP_BY's dimensions of that format")
     parser.add_argument("--report", help="write the figures as markdown to this file (this server's section)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share)
+    figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share, log_format=args.format)
     print(table(figures))
     if args.report:
         command = (f"make chaos (python -m errorcount.tools.chaos --lines {args.lines} --partitions {args.partitions} "
-                   f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate})")
+                   f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate} --format {args.format})")
         write_report(Path(args.report), figures, command)
     return 0 if figures["ok"] else 1
 

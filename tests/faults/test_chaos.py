@@ -1,5 +1,5 @@
 """A short `make chaos`: SIGKILLs of the driver and of the SQL server under a steady producer, then
-exact counts and offsets."""
+exact counts, per-dimension counts (json events, GROUP_BY=field:service.name,level) and offsets."""
 
 import pytest
 
@@ -14,6 +14,8 @@ def test_random_kills_under_load_lose_and_double_nothing(admin):
     assert figures["kills"] == 4 == sum(figures["phases"].values())
     assert figures["driver_kills"] > 0 and figures["server_kills"] > 0
     assert (figures["lost"], figures["doubled"]) == (0, 0)
+    assert (figures["series_lost"], figures["series_doubled"], figures["series_add_up"]) == (0, 0, True)
+    assert figures["series"] > 10
     assert figures["offsets_exact"]
     assert figures["ledger_records"] == 20_000
     assert figures["ledger_rejected"] == figures["rejected_lines"]
