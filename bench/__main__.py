@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pyspark
 
-from bench import corpus, phases, report, steady
+from bench import corpus, dimensions, phases, report, steady
 from errorcount.config import interval_seconds, load_config
 from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "asbcdgefwp"
+PHASES = "asbcdgxkefwp"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -91,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
              ("d", "d_naive_udf", "(d) naive UDF job",
               lambda: phases.spark_catch_up(data, run_dir, "d-naive-udf", "bench/naive_job.py")),
              ("g", "formats", "(b) on the access and json corpora", lambda: formats_phase(args, run_dir)),
+             ("x", "x_group_by", "(b) with GROUP_BY, per format", lambda: dimensions.grouped_phase(
+                 {name: format_corpus(args, name) for name in dimensions.GROUP_BY}, run_dir)),
+             ("k", "k_commit_cost", "the batch transaction at 10 to 10 000 series", lambda: dimensions.commit_cost(log)),
              ("e", "e_steady", "(e) steady state", lambda: steady_phase(args, run_dir)),
              ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
              ("w", "w_watch_cost", "the watch's cost (soaks with it off and on)",
@@ -112,12 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def format_corpus(args, log_format: str) -> corpus.Corpus:
+    return corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log, log_format)
+
+
 def formats_phase(args, run_dir: Path) -> dict:
     """(b) and its profile on an access-log and a JSON corpus of as many records as (b)'s."""
     found = {}
     for log_format in ("access", "json"):
-        data = corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log,
-                             log_format)
+        data = format_corpus(args, log_format)
         found[log_format] = phases.log_format(data, run_dir, 1_000_000)
         log(f"(b) {log_format}: {found[log_format]['records_per_s']:,.0f} records/s")
     return found

@@ -6,15 +6,16 @@ The access and json corpora come from errorcount/testkit/samples.py (expectation
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 
-CORPUS_VERSION = 1  # bump when the generator changes: the topic name carries it
+CORPUS_VERSION = 2  # bump when the generator changes: the topic name carries it
 START = datetime(2026, 1, 5, 6, 0)
+GROUP_BY = {"access": "path,status", "json": "field:service.name,level"}  # the dimensions (x) counts by
 SEPARATORS = (" ", "  ", "\t")
 MESSAGES = ["request {n} failed after {ms} ms: upstream timeout", "user {n} logged in from 10.0.{a}.{b}",
             "cache miss for key item:{n}, loading from db in {ms} ms", "GET /api/v1/items/{n} 200 {ms}ms",
@@ -30,6 +31,8 @@ class Corpus:
     rejected: int
     value_bytes: int          # the records' values, summed
     log_format: str = "app"
+    # access and json: {GROUP_BY: {'minute<US>value<US>value': ERROR lines}} of bench/dimensions.py's GROUP_BY
+    expected_series: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 class Generator:
@@ -76,6 +79,8 @@ class Generator:
 def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_format: str = "app") -> dict:
     """Generates and writes the corpus round-robin over the partitions, in order (idempotent
     producer); returns its expected counts, rejected records and value bytes."""
+    series: Counter[str] = Counter()
+    names = tuple(GROUP_BY.get(log_format, "").split(","))
     if log_format == "app":
         events = Generator(seed, minutes).event
     else:
@@ -83,6 +88,9 @@ def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_
 
         def events():
             event = make(rng, START, minutes)
+            if event.error_minute:
+                labels = dict(event.labels)
+                series["\x1f".join((event.error_minute, *(labels[name] for name in names)))] += 1
             return event.value, event.error_minute, event.rejected
     counts: Counter[str] = Counter()
     rejected = size = 0
@@ -96,7 +104,8 @@ def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_
         size += len(value or b"")
         writer.send(value, index)
     writer.flush(120)
-    return {"expected": dict(counts), "rejected": rejected, "value_bytes": size}
+    return {"expected": dict(counts), "rejected": rejected, "value_bytes": size,
+            "expected_series": {GROUP_BY[log_format]: dict(series)} if log_format in GROUP_BY else {}}
 
 
 def topic_name(lines: int, partitions: int, seed: int, log_format: str = "app") -> str:
@@ -111,7 +120,7 @@ def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, lo
     cached = cache / f"{topic}.json"
     ends = kafka_admin.end_offsets(topic) if kafka_admin.partition_count(topic) else {}
     data = json.loads(cached.read_text()) if cached.exists() else {}
-    if "value_bytes" in data and sum(ends.values()) == lines and len(ends) == partitions:
+    if "expected_series" in data and sum(ends.values()) == lines and len(ends) == partitions:
         log(f"corpus: reusing topic {topic} ({lines} records)")
     else:
         if ends:
@@ -121,4 +130,5 @@ def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, lo
         data = write(topic, partitions, lines, seed, minutes, log_format)
         cache.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps(data))
-    return Corpus(topic, lines, partitions, data["expected"], data["rejected"], data["value_bytes"], log_format)
+    return Corpus(topic, lines, partitions, data["expected"], data["rejected"], data["value_bytes"], log_format,
+                  data["expected_series"])

@@ -15,7 +15,8 @@ from errorcount.tools.localenv import local_stack
 
 ROOT = procs.ROOT
 DATABASE = "errorcount_bench"
-TABLES = ("error_log", "kafka_offsets", "job_leases", "ingest_batches", "rejected_lines", "skipped_offsets", "counts_tables")
+TABLES = ("error_log", "kafka_offsets", "job_leases", "ingest_batches", "rejected_lines", "skipped_offsets", "counts_tables",
+          "error_series", "error_series_labels", "error_series_counts")
 
 
 class BenchError(Exception):
@@ -30,7 +31,7 @@ def prepare_database() -> None:
     admin_db.apply_schema(conn)
     user = local_stack()["MYSQL_USER"]
     admin_db.query(conn, f"GRANT SELECT, INSERT, UPDATE ON {DATABASE}.* TO %s@'%%'", (user,))
-    for table in ("ingest_batches", "rejected_lines"):  # as sql/grants.sql: what RETENTION_DAYS prunes
+    for table in ("ingest_batches", "rejected_lines", "error_series_counts"):  # as sql/grants.sql: what retention prunes
         admin_db.query(conn, f"GRANT DELETE ON {DATABASE}.{table} TO %s@'%%'", (user,))
     conn.close()
 

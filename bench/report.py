@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+from bench import dimensions
+
 
 def ratio(results: dict, top: str, bottom: str) -> float | None:
     a, b = results.get(top), results.get(bottom)
@@ -19,7 +21,8 @@ def ratios(results: dict) -> dict[str, float | None]:
             "b_over_python": ratio(results, "b_job", "c_python"),
             "b_over_udf": ratio(results, "b_job", "d_naive_udf"),
             "b_over_kafka": ratio(results, "b_job", "a_ceiling"),
-            **{f"{name}_over_app": format_ratio(results, name) for name in FORMAT_GOALS}}
+            **{f"{name}_over_app": format_ratio(results, name) for name in FORMAT_GOALS},
+            **{f"{name}_group_by_over_plain": f["ratio"] for name, f in (results.get("x_group_by") or {}).items()}}
 
 
 FORMAT_GOALS = {"access": 0.8, "json": 0.5}  # the least records/s of each format, x the app rate of the same run
@@ -160,9 +163,10 @@ def markdown(results: dict) -> str:
     lines += watch_cost_lines(results.get("w_watch_cost"))
     lines += profile_lines(results)
     lines += format_lines(results)
+    lines += dimensions.markdown_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
-              for goal, measured, met in goals(results)]
+              for goal, measured, met in goals(results) + dimensions.goals(results)]
     return "\n".join(lines) + "\n"
 
 

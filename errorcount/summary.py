@@ -1,7 +1,7 @@
 """One micro-batch's result, folded on the driver from the aggregate's few rows (pure Python:
 the store and the bench's pure-Python consumer use it without Spark)."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,34 +35,41 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
     ranges: dict[int, tuple[int, int]] = {}
     dead_letters: list[DeadLetter] = []
     newest_ms: int | None = None
+    get: Callable[[Any, str], Any] | None = None
     for row in rows:
-        records += row["records"]
-        rejected += row["rejected"]
-        if row["error_minute"] is not None:
-            errors += row["records"]
-            minute = row["error_minute"]
-            minute_counts[minute] = minute_counts.get(minute, 0) + row["records"]
-            series = optional(row, "series")
+        get = get or reader(row)
+        partition, minute, count, low, high = (get(row, "partition"), get(row, "error_minute"), get(row, "records"),
+                                               get(row, "min_offset"), get(row, "max_offset"))
+        records += count
+        rejected += get(row, "rejected")
+        if minute is not None:
+            errors += count
+            minute_counts[minute] = minute_counts.get(minute, 0) + count
+            series = get(row, "series")
             if series is not None:
-                series_counts[minute, series] = series_counts.get((minute, series), 0) + row["records"]
-        if row["dead_slot"] is not None:
-            raw = row["raw_value"]
-            dead_letters.append((row["partition"], row["min_offset"], row["reject_reason"], None if raw is None else bytes(raw)))
-        newest = optional(row, "newest_ms")
+                series_counts[minute, series] = series_counts.get((minute, series), 0) + count
+        elif get(row, "dead_slot") is not None:
+            raw = get(row, "raw_value")
+            dead_letters.append((partition, low, get(row, "reject_reason"), None if raw is None else bytes(raw)))
+        newest = get(row, "newest_ms")
         if newest is not None and (newest_ms is None or newest > newest_ms):
             newest_ms = newest
-        low, high = ranges.get(row["partition"], (row["min_offset"], row["max_offset"]))
-        ranges[row["partition"]] = (min(low, row["min_offset"]), max(high, row["max_offset"]))
+        if partition is None:  # a series' count summed over partitions: its offsets are in its partitions' rows
+            continue
+        low_seen, high_seen = ranges.get(partition, (low, high))
+        ranges[partition] = (min(low_seen, low), max(high_seen, high))
     kept = tuple(sorted(dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit])
     return BatchSummary(records, errors, rejected, minute_counts, ranges, kept, newest_ms, series_counts)
 
 
-def optional(row: Any, name: str):
-    """row[name], or None when the row has no such field (a pyspark Row raises ValueError)."""
-    try:
-        return row[name]
-    except (KeyError, ValueError):
-        return None
+def reader(row: Any) -> Callable[[Any, str], Any]:
+    """How to read a field of rows shaped like `row`, None when it has no such field: a pyspark Row
+    by position (a batch of many minutes and series has tens of thousands of rows; Row's lookup by
+    name scans its fields), a mapping by key."""
+    if hasattr(row, "__fields__"):
+        index = {name: position for position, name in enumerate(row.__fields__)}
+        return lambda r, name: r[index[name]] if name in index else None
+    return lambda r, name: r.get(name)
 
 
 def every_dead_letter(rows: Iterable[Any]) -> tuple[DeadLetter, ...]:

@@ -19,6 +19,9 @@ final class Label {
     }
 
     static String of(byte[] b, int start, int end) {
+        if (end - start <= MAX_BYTES && printableAscii(b, start, end)) {
+            return new String(b, start, end - start, java.nio.charset.StandardCharsets.ISO_8859_1);  // already as stored
+        }
         String text = decode(b, start, end).trim();  // trim() drops code points <= U+0020
         StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_BYTES));
         int bytes = 0;
@@ -36,6 +39,16 @@ final class Label {
             bytes += size;
         }
         return out.toString();
+    }
+
+    /** No byte to decode, trim or replace: all in '!'..'~' (the usual status, method, path, level, name). */
+    private static boolean printableAscii(byte[] b, int start, int end) {
+        for (int i = start; i < end; i++) {
+            if (b[i] < '!' || b[i] > '~') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** UTF-8 per the Unicode standard's table 3-7, each maximal ill-formed subpart one U+FFFD. */

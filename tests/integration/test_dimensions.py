@@ -3,6 +3,7 @@ sample generator wrote (errorcount/testkit/samples.py), the series adding up to 
 minute, a change of GROUP_BY between runs keeping history, and MAX_SERIES reached mid-batch."""
 
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -22,6 +23,12 @@ GROUP_BY = {"app": "level", "access": "method,path,status", "json": "field:servi
 def make_schema(table: str) -> None:
     subprocess.run([str(ROOT / "scripts" / "db.sh"), "schema"], check=True, timeout=120, capture_output=True,
                    env={**os.environ, "COUNTS_TABLE": table})
+
+
+def documented_sql(job: str) -> list[str]:
+    """The SQL of docs/operations.md's 'Counting by dimension', for `job`: by service, top paths, dropping a GROUP_BY."""
+    text = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8").split("## Counting by dimension")[1].split("\n## ")[0]
+    return [block.replace("'error-counter'", f"'{job}'") for block in re.findall(r"```sql\n(.*?)```", text, re.DOTALL)]
 
 
 def expected_series(events: list[samples.Event], group_by: str) -> Counter:
@@ -71,6 +78,13 @@ def test_each_format_counts_by_its_dimensions(admin, counts_tables, make_topic, 
     for (_minute, (_method, path, _status)), count in expected_series(events["access"], GROUP_BY["access"]).items():
         by_path[path] += count
     assert {value: int(n) for value, n in labelled} == dict(by_path)
+    top_paths = query(admin, documented_sql(jobs["access"])[1])  # the minutes are in the future: "today" and on
+    assert [(path, int(n)) for path, n in top_paths] == sorted(by_path.items(), key=lambda item: -item[1])[:10]
+    by_service = query(admin, documented_sql(jobs["json"])[0])
+    wanted = Counter()
+    for (minute, (service, _level)), count in expected_series(events["json"], GROUP_BY["json"]).items():
+        wanted[minute, service] += count
+    assert Counter({(t.strftime("%Y-%m-%d %H:%M:00"), s): int(n) for t, s, n in by_service}) == wanted
     for driver in drivers.values():
         assert driver.stop() == 0
 
@@ -128,3 +142,10 @@ def test_a_new_group_by_keeps_history_and_the_cap_overflows_mid_batch(admin, cle
     assert "counted into the overflow series" in driver.log()
     assert ledger(admin, job)[1:] == (len(first) + len(second), sum(samples.expected_counts(first + second).values()),
                                       sum(e.rejected for e in first + second))
+    for statement in documented_sql(job)[2].split(";"):  # an admin drops the old GROUP_BY's series (job stopped)
+        if statement.strip():
+            query(admin, statement)
+    assert registry(admin, job) == [("field:service.name,level", 0)] * 3 + [("field:service.name,level", 1)]
+    assert series_counts(admin, job, "level") == Counter() and series_counts(admin, job, "field:service.name,level") == expected
+    assert not query(admin, "SELECT * FROM error_series_labels l LEFT JOIN error_series s ON s.series_id = l.series_id "
+                            "WHERE s.series_id IS NULL")

@@ -1,0 +1,129 @@
+"""make bench's GROUP_BY phases. (x) (b) per format with two dimensions against the same format
+without GROUP_BY, side by side in one run, every series checked against the corpus's own
+dimension values; (k) the cost of one batch's MySQL transaction at 10, 1 000 and 10 000 series x
+60 minutes (the job's Store on the bench database, no Spark)."""
+
+import time
+from pathlib import Path
+
+from bench import corpus as corpora
+from bench import phases
+from errorcount import dimensions, mysql, store
+from errorcount.config import load_config
+from errorcount.series import SeriesStore
+from errorcount.summary import BatchSummary
+from errorcount.testkit import samples
+from errorcount.tools import admin_db
+
+GROUP_BY = corpora.GROUP_BY  # two dimensions per format
+GOAL = 0.9        # (b) with GROUP_BY >= 0.9 x without, per format
+ROUNDS = 2        # without, with, without, with: the best of each
+SERIES = (10, 1000, 10000)
+MINUTES = 60
+
+
+def check_series(conn, job: str, data: corpora.Corpus, group_by: str, what: str) -> None:
+    """The job's series against the corpus's expectation, and each minute's series against its total."""
+    got = admin_db.series_counts(conn, job, group_by)
+    wanted = {(key.split("\x1f")[0], tuple(key.split("\x1f")[1:])): n for key, n in data.expected_series[group_by].items()}
+    if dict(got) != wanted:
+        raise phases.BenchError(f"{what}: per-dimension counts differ from the corpus's in "
+                                f"{len(set(got.items()) ^ set(wanted.items()))} (minute, series) entries")
+    if admin_db.series_totals(conn, job) != admin_db.error_log(conn):
+        raise phases.BenchError(f"{what}: the series do not add up to error_log")
+
+
+def grouped_phase(datasets: dict[str, corpora.Corpus], log_dir: Path) -> dict:
+    """(x): for each format, ROUNDS catch-ups without and with GROUP_BY, alternating; best of each."""
+    found = {}
+    for log_format, data in datasets.items():
+        settings = samples.FORMATS[log_format].settings
+        plain, grouped = [], []
+        for round_ in range(ROUNDS):
+            plain.append(phases.spark_catch_up(data, log_dir, f"x-{log_format}-{round_}", **settings))
+            name = f"x-{log_format}-grouped-{round_}"
+            # SERIES_RETENTION_DAYS=0: the corpus's minutes are older than the default 90 days would keep
+            grouped.append(phases.spark_catch_up(data, log_dir, name, GROUP_BY=GROUP_BY[log_format],
+                                                 SERIES_RETENTION_DAYS="0", **settings))
+            check_series(admin_db.connect(phases.DATABASE), f"bench-{name}", data, GROUP_BY[log_format], name)
+        best = max(plain, key=lambda f: f["records_per_s"]), max(grouped, key=lambda f: f["records_per_s"])
+        found[log_format] = {"group_by": GROUP_BY[log_format], "plain": best[0], "grouped": best[1],
+                             "ratio": best[1]["records_per_s"] / best[0]["records_per_s"],
+                             "rounds": [[p["records_per_s"], g["records_per_s"]] for p, g in zip(plain, grouped, strict=True)],
+                             "series": len({key.split("\x1f", 1)[1] for key in data.expected_series[GROUP_BY[log_format]]})}
+    return found
+
+
+def commit_cost(log) -> dict:
+    """(k): a batch of N series x MINUTES minutes committed by the job's Store: the first commit
+    registers the series, the second adds new minutes of known series, the third adds to existing
+    rows; a batch of the same minutes without GROUP_BY for comparison."""
+    cfg = load_config([], {"MYSQL_DATABASE": phases.DATABASE, "MYSQL_PASSWORD_FILE": str(phases.ROOT / ".local" / "secrets"
+                                                                                         / "mysql_password")})
+    phases.reset().close()
+    conn = mysql.connect(cfg)
+    found = {}
+    try:
+        found["0"] = timed_commits(conn, "bench-commit-0", 0, log)
+        for count in SERIES:
+            found[str(count)] = timed_commits(conn, f"bench-commit-{count}", count, log)
+    finally:
+        conn.close()
+    return found
+
+
+def timed_commits(conn, job: str, count: int, log) -> dict:
+    group_by = "field:service.name,level"
+    series = SeriesStore(job, group_by, max_series=max(count, 1)) if count else None
+    job_store = store.Store(conn, job, "bench-commit", series=series)
+    job_store.acquire_lease("bench")
+    offsets: dict[int, int] = {}
+    timings: list[float] = []
+    for step, first_minute in enumerate((30_000_000, 30_000_000 + MINUTES, 30_000_000 + MINUTES)):
+        minutes = range(first_minute, first_minute + MINUTES)
+        by_series = {(m, f"service-{s:05d}{dimensions.SEPARATOR}ERROR"): 1 + (m + s) % 3 for m in minutes for s in range(count)}
+        totals = {m: sum(n for (minute, _s), n in by_series.items() if minute == m) or 1 for m in minutes}
+        after = {0: offsets.get(0, 0) + 1000}
+        batch = BatchSummary(records=1000, errors=sum(totals.values()), minute_counts=totals, series_counts=by_series)
+        started = time.perf_counter()
+        job_store.commit_batch(batch, offsets, after, None)
+        timings.append((time.perf_counter() - started) * 1000)
+        offsets = after
+        log(f"(k) {count} series x {MINUTES} minutes, commit {step + 1}: {timings[-1]:.0f} ms")
+    rows = count * MINUTES
+    return {"series": count, "rows": rows, "register_ms": timings[0], "new_minutes_ms": timings[1],
+            "existing_rows_ms": timings[2], "ms_per_1000_rows": timings[1] / rows * 1000 if rows else None}
+
+
+def markdown_lines(results: dict) -> list[str]:
+    lines: list[str] = []
+    grouped = results.get("x_group_by")
+    if grouped:
+        lines += ["GROUP_BY: (b) per format with two dimensions against the same format without, alternating "
+                  f"{ROUNDS} rounds in this run (best of each); every series matched the corpus's own dimension "
+                  "values and added up to error_log.", "",
+                  "| format | GROUP_BY | series | records/s without | records/s with | with / without | rounds (without, with) |",
+                  "|---|---|---:|---:|---:|---:|---|"]
+        for name, f in grouped.items():
+            rounds = "; ".join(f"{p:,.0f}, {g:,.0f}" for p, g in f["rounds"])
+            lines.append(f"| {name} | `{f['group_by']}` | {f['series']} | {f['plain']['records_per_s']:,.0f} | "
+                         f"{f['grouped']['records_per_s']:,.0f} | {f['ratio']:.2f} | {rounds} |")
+        lines.append("")
+    cost = results.get("k_commit_cost")
+    if cost:
+        lines += [f"The batch transaction with GROUP_BY: one batch of N series x {MINUTES} minutes committed by the "
+                  "job's Store (bench/dimensions.py). First: N new series registered (registry, labels) and N x 60 "
+                  "rows inserted; then 60 new minutes of the same series; then the same minutes again (upserts).", "",
+                  "| series | rows | first commit ms | new minutes ms | existing rows ms | ms per 1 000 rows |",
+                  "|---:|---:|---:|---:|---:|---:|"]
+        for f in cost.values():
+            per = "" if f["ms_per_1000_rows"] is None else f"{f['ms_per_1000_rows']:.1f}"
+            lines.append(f"| {f['series']} | {f['rows']:,} | {f['register_ms']:,.0f} | {f['new_minutes_ms']:,.0f} | "
+                         f"{f['existing_rows_ms']:,.0f} | {per} |")
+        lines.append("")
+    return lines
+
+
+def goals(results: dict) -> list[tuple[str, str, bool | None]]:
+    return [(f"GROUP_BY={f['group_by']} on {name}: (b) >= {GOAL} x the same format without GROUP_BY",
+             f"{f['ratio']:.2f} x", f["ratio"] >= GOAL) for name, f in (results.get("x_group_by") or {}).items()]
