@@ -198,6 +198,12 @@ class Scenario:
         return dict(series_counts(self.admin, self.job, group_by))
 
 
+def make_schema(table: str) -> None:
+    """What `make schema` does with COUNTS_TABLE set (scripts/db.sh schema): the counts table `table`."""
+    subprocess.run([str(ROOT / "scripts" / "db.sh"), "schema"], check=True, timeout=120, capture_output=True,
+                   env={**os.environ, "COUNTS_TABLE": table})
+
+
 def compose_config() -> str:
     """docker-compose.yml as `docker-compose config` resolves it (no engine needed)."""
     command = shutil.which("docker-compose")

@@ -120,6 +120,7 @@ BAD_JSON = (
 class Format:
     settings: dict[str, str]
     make: Callable[[random.Random, datetime, int], Event]
+    group_by: str  # the dimensions each error's labels hold (canonical GROUP_BY)
 
 
 def minute_of(instant: datetime) -> str:
@@ -191,9 +192,9 @@ def json_event(rng: random.Random, start: datetime, minutes: int) -> Event:
 
 
 FORMATS = {
-    "app": Format({"LOG_FORMAT": "app"}, make_event),
-    "access": Format({"LOG_FORMAT": "access"}, access_event),
-    "json": Format({"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}, json_event),
+    "app": Format({"LOG_FORMAT": "app"}, make_event, "level"),
+    "access": Format({"LOG_FORMAT": "access"}, access_event, "method,path,status"),
+    "json": Format({"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}, json_event, "field:service.name,level"),
 }
 
 

@@ -78,25 +78,22 @@ def ledger(conn: pymysql.Connection, job: str) -> tuple[int, int, int, int]:
     return batches, records, errors, rejected
 
 
-def series_counts(conn: pymysql.Connection, job: str, dimensions: str | None = None) -> Counter:
-    """A job's per-dimension counts (GROUP_BY) as {('YYYY-MM-DD HH:MM:00', (value, ...)): count}, the
-    values in the order of `dimensions` (the canonical GROUP_BY of the series; None: every series,
-    keyed by (minute, dimensions, values)); an overflow series' values are None."""
-    rows = query(conn, "SELECT c.log_time, s.dimensions, c.series_id, l.dimension, l.value, c.log_count "
+def series_counts(conn: pymysql.Connection, job: str, dimensions: str) -> Counter:
+    """A job's per-dimension counts of the series of one GROUP_BY (`dimensions`, canonical) as
+    {('YYYY-MM-DD HH:MM:00', (value, ...)): count}, values in that order; the overflow series' are None."""
+    rows = query(conn, "SELECT c.log_time, c.series_id, l.dimension, l.value, c.log_count "
                        "FROM error_series_counts c JOIN error_series s ON s.series_id = c.series_id "
-                       "JOIN error_series_labels l ON l.series_id = c.series_id WHERE c.job = %s", (job,))
-    found: dict[tuple, dict] = {}
+                       "JOIN error_series_labels l ON l.series_id = c.series_id WHERE c.job = %s AND s.dimensions = %s",
+                 (job, dimensions))
+    labels: dict[tuple, dict] = {}
     counts: dict[tuple, int] = {}
-    for log_time, group_by, series_id, dimension, value, count in rows:
-        key = (log_time.strftime("%Y-%m-%d %H:%M:00"), group_by, series_id)
-        found.setdefault(key, {})[dimension] = value
+    for log_time, series_id, dimension, value, count in rows:
+        key = (log_time.strftime("%Y-%m-%d %H:%M:00"), series_id)
+        labels.setdefault(key, {})[dimension] = value
         counts[key] = int(count)
     result: Counter = Counter()
-    for (minute, group_by, _id), labels in found.items():
-        if dimensions is None:
-            result[minute, group_by, tuple(labels[name] for name in group_by.split(","))] += counts[minute, group_by, _id]
-        elif group_by == dimensions:
-            result[minute, tuple(labels[name] for name in dimensions.split(","))] += counts[minute, group_by, _id]
+    for (minute, series_id), values in labels.items():
+        result[minute, tuple(values[name] for name in dimensions.split(","))] += counts[minute, series_id]
     return result
 
 

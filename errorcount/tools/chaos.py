@@ -31,7 +31,6 @@ from errorcount.tools.localenv import local_stack
 
 START = datetime(2040, 1, 1, 0, 0)
 COUNTS_TABLE = "chaos_log"  # its own counts table (a job owns its table): emptied at each run
-GROUP_BY = {"app": "level", "access": "path,status", "json": "field:service.name,level"}  # per --format
 
 
 def lease_epoch(conn, job: str) -> int:
@@ -125,7 +124,8 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     topic = job = f"chaos-{stamp}"
     kafka_admin.create_topic(topic, partitions)
     events = samples.generate(log_format, lines, seed, START, 120)
-    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": GROUP_BY[log_format]}
+    group_by = samples.FORMATS[log_format].group_by  # every dimension the generator labels
+    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": group_by}
     release_counts_table(conn, COUNTS_TABLE)  # chaos counts into a table of its own, emptied
     before = error_log(conn, COUNTS_TABLE)
     log_path = ROOT / ".local" / "test-logs" / f"{job}.log"
@@ -145,8 +145,8 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     expected = Counter(samples.expected_counts(events))
     actual = error_log(conn, COUNTS_TABLE) - before
     batches, ledger_records, _errors, ledger_rejected = ledger(conn, job)
-    wanted_series = Counter(samples.expected_series(events, tuple(GROUP_BY[log_format].split(","))))
-    got_series = series_counts(conn, job, GROUP_BY[log_format])
+    wanted_series = Counter(samples.expected_series(events, tuple(group_by.split(","))))
+    got_series = series_counts(conn, job, group_by)
     figures = {
         "lines": lines, "partitions": partitions, "kills": kills, "restarts": drivers.restarts,
         "error_lines": sum(expected.values()), "rejected_lines": sum(e.rejected for e in events),
@@ -156,7 +156,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         "final_exit": final_rc, "wall_seconds": round(wall), "server": local_stack()["MYSQL_SERVER"],
         "driver_kills": sum(t == "driver" for t, _a, _p in hits), "server_kills": sum(t == "server" for t, _a, _p in hits),
         "phases": dict(Counter(f"{t} / {p}" for t, _a, p in hits)),
-        "format": f"{log_format}, GROUP_BY={GROUP_BY[log_format]}", "series": len({v for _m, v in wanted_series}),
+        "format": f"{log_format}, GROUP_BY={group_by}", "series": len({v for _m, v in wanted_series}),
         "series_lost": sum((wanted_series - got_series).values()), "series_doubled": sum((got_series - wanted_series).values()),
         "series_add_up": series_totals(conn, job) == actual,
     }
@@ -228,7 +228,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--kills", type=int, default=20, help="SIGKILLs, driver and server mixed")
     parser.add_argument("--server-share", type=float, default=0.5, help="share of the kills aimed at the SQL server")
     parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
-    parser.add_argument("--format", choices=sorted(GROUP_BY), default="json",
+    parser.add_argument("--format", choices=sorted(samples.FORMATS), default="json",
                         help="what the records are (LOG_FORMAT); counted by GROUP_BY's dimensions of that format")
     parser.add_argument("--report", help="write the figures as markdown to this file (this server's section)")
     return parser

@@ -13,16 +13,11 @@ import pytest
 
 from errorcount.testkit import samples
 from errorcount.tools import produce, report
-from tests.support import ROOT, catch_up, error_log, ledger, query, series_counts, series_totals, unique
+from tests.support import ROOT, catch_up, error_log, ledger, make_schema, query, series_counts, series_totals, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
-GROUP_BY = {"app": "level", "access": "method,path,status", "json": "field:service.name,level"}
-
-
-def make_schema(table: str) -> None:
-    subprocess.run([str(ROOT / "scripts" / "db.sh"), "schema"], check=True, timeout=120, capture_output=True,
-                   env={**os.environ, "COUNTS_TABLE": table})
+GROUP_BY = {name: kind.group_by for name, kind in samples.FORMATS.items()}  # every dimension the samples label
 
 
 def documented_sql(job: str) -> list[str]:

@@ -4,8 +4,6 @@ of different formats at once, each into its own COUNTS_TABLE created by `make sc
 and a third job on one of those topics keeping its own dead letters. One set of drivers serves
 every check."""
 
-import os
-import subprocess
 from collections import Counter
 from datetime import datetime
 
@@ -15,7 +13,7 @@ from errorcount import store
 from errorcount.errors import ConfigError
 from errorcount.testkit import samples
 from errorcount.tools import produce
-from tests.support import ROOT, catch_up, error_log, job_connection, ledger, local_stack, query, unique
+from tests.support import catch_up, error_log, job_connection, ledger, local_stack, make_schema, query, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
@@ -47,12 +45,6 @@ JSON_BAD = [
     (b" \n", "empty_line"),
 ]
 BAD_MINUTES = {"access": "2035-10-10 20:55:00", "json": "2035-10-01 13:55:00"}
-
-
-def make_schema(table: str) -> None:
-    """What `make schema` does with COUNTS_TABLE set (scripts/db.sh schema)."""
-    subprocess.run([str(ROOT / "scripts" / "db.sh"), "schema"], check=True, timeout=120, capture_output=True,
-                   env={**os.environ, "COUNTS_TABLE": table})
 
 
 def events_of(log_format: str, bad: list[tuple], seed: int) -> list[samples.Event]:
