@@ -7,11 +7,9 @@ import os
 import sys
 import time
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from errorcount import session
 from errorcount.aggregate import batch_summary_df, dead_letter_slots
 from errorcount.config import load_config
 from errorcount.parse import Contract, classify_lines_df, register_classifier
@@ -25,44 +23,6 @@ def timed(action, runs: int = 3) -> float:
         action()
         best = min(best, time.monotonic() - started)
     return best
-
-
-def register_probes(spark: SparkSession, contract: Contract) -> tuple[str, str]:
-    """The two output-shape probes (java/errorcount/ProbeStruct.java, ProbeSecond.java): how the
-    classifier could return string dimension values besides the packed long."""
-    jvm = session.jvm(spark)
-    settings = contract.to_java(jvm)
-    types = jvm.org.apache.spark.sql.types.DataType
-    registry = spark._jsparkSession.udf()
-    registry.register("probe_struct", jvm.errorcount.ProbeStruct(settings),
-                      types.fromDDL("struct<packed: bigint, dims: array<string>>"))
-    registry.register("probe_second", jvm.errorcount.ProbeSecond(settings), types.fromDDL("array<string>"))
-    return "probe_struct", "probe_second"
-
-
-def consume_shape(df: DataFrame) -> None:
-    df.agg(F.max("partition"), F.max("offset"), F.max("packed"), F.max(F.size("dims"))).collect()
-
-
-def shapes(spark: SparkSession, source: DataFrame, contract: Contract, function: str) -> list:
-    """The classifier's output shapes on values held in memory (a copy: caching `source` itself
-    would serve the Kafka steps from memory too), best of 9: the packed long alone (today), a
-    struct of the long and dimension values, the long and a second function on ERROR records."""
-    struct_fn, second_fn = register_probes(spark, contract)
-    values = source.select("partition", "offset", F.concat(F.col("value"), F.lit(b"")).alias("value"))
-    values = values.persist(StorageLevel.MEMORY_ONLY)
-    values.count()
-    packed = F.call_function(function, F.col("value")).getField("packed").alias("packed")
-    error = F.col("packed").bitwiseAND(15) == 1
-    steps = [("in memory: packed long alone (today's output)", lambda: consume_shape(values.select(
-                "partition", "offset", packed, F.lit(None).cast("array<string>").alias("dims")))),
-            ("in memory: a struct (packed, dims array<string>), one call", lambda: consume_shape(values.select(
-                "partition", "offset", F.call_function(struct_fn, F.col("value")).alias("o"))
-                .select("partition", "offset", F.col("o.packed").alias("packed"), F.col("o.dims").alias("dims")))),
-            ("in memory: packed, then a second function on ERROR records", lambda: consume_shape(values.select(
-                "partition", "offset", "value", packed).select(
-                "partition", "offset", "packed", F.when(error, F.call_function(second_fn, F.col("value"))).alias("dims"))))]
-    return [(name, action, 9) for name, action in steps]
 
 
 def main() -> int:
@@ -98,7 +58,7 @@ def main() -> int:
              ("+ dead letters (the job's one Spark job per batch)", lambda: source.transform(classify)
               .transform(lambda d: batch_summary_df(d, slots)).collect())]
     result = []
-    for name, action, runs in [(name, action, 3) for name, action in steps] + shapes(spark, source, contract, function):
+    for name, action, runs in [(name, action, 3) for name, action in steps]:
         seconds = timed(action, runs)
         result.append({"step": name, "seconds": seconds, "records_per_s": count / seconds,
                        "core_us_per_record": seconds * 1e6 * spark.sparkContext.defaultParallelism / count})

@@ -40,7 +40,7 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
         if (format.equals("json")) {
             this.line = null;
             this.json = new JsonEvent(read, read.optional("JSON_MESSAGE_FIELD") == null ? null
-                    : lineFormat(read.text("MESSAGE_FORMAT"), read));
+                    : lineFormat(read.text("MESSAGE_FORMAT"), read), grouping.fieldNames());
         } else {
             this.line = lineFormat(format, read);
             this.json = null;
@@ -77,23 +77,21 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
 
     @Override
     public Row call(byte[] value) {
-        long packed = classify(value);
-        return RowFactory.create(packed, (packed & 15) == Outcome.ERROR ? series(value) : null);
-    }
-
-    /** The series of a value counted as an error (GROUP_BY's dimension values, Grouping); null without GROUP_BY. */
-    public String series(byte[] value) {
-        if (grouping.isEmpty()) {
-            return null;
-        }
-        return line != null ? grouping.series(line.labelsOfValue(value, value.length), null, 0) : json.series(value, grouping);
-    }
-
-    /** The packed outcome of one value (null: NULL_VALUE). */
-    public long classify(byte[] value) {
         if (value == null) {
-            return Outcome.NULL_VALUE;
+            return RowFactory.create((long) Outcome.NULL_VALUE, null);
         }
-        return line != null ? line.classifyValue(value, value.length) : json.classify(value);
+        if (line != null) {
+            long packed = line.classifyValue(value, value.length);
+            String series = isError(packed) && !grouping.isEmpty()
+                    ? grouping.series(line.labelsOfValue(value, value.length), null, null) : null;
+            return RowFactory.create(packed, series);
+        }
+        int[][] found = new int[1][];  // the event's field positions: read once for both
+        long packed = json.classify(value, found);
+        return RowFactory.create(packed, isError(packed) && !grouping.isEmpty() ? json.series(value, found[0], grouping) : null);
+    }
+
+    private static boolean isError(long packed) {
+        return (packed & ((1 << Outcome.CODE_BITS) - 1)) == Outcome.ERROR;
     }
 }

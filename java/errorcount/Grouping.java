@@ -45,15 +45,23 @@ final class Grouping implements java.io.Serializable {
         return kinds.length == 0;
     }
 
-    /** The series of an ERROR record: builtins from its line contract (null entries: absent), fields of `json`'s object at `object`. */
-    String series(byte[][] builtins, byte[] json, int object) {
+    /** Per dimension, the JSON field a {@code field:} one names (UTF-8), null for a builtin one. */
+    byte[][] fieldNames() {
+        return fields.clone();
+    }
+
+    /**
+     * The series of an ERROR record: builtins from its line contract (null entries: absent); for
+     * {@code field:} dimensions, the value positions in the JSON event `json` (JsonEvent), -1 absent.
+     */
+    String series(byte[][] builtins, byte[] json, int[] fieldValues) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < kinds.length; i++) {
             if (i > 0) {
                 out.append(SEPARATOR);
             }
             if (kinds[i] == FIELD) {
-                out.append(json == null ? "" : JsonEvent.fieldLabel(json, object, fields[i]));
+                out.append(json == null ? "" : JsonEvent.fieldLabel(json, fieldValues[i]));
             } else if (kinds[i] == PATH) {
                 out.append(path(builtins[TARGET], pathDepth));
             } else {

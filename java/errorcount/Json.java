@@ -251,6 +251,38 @@ final class Json {
         return found;
     }
 
+    /**
+     * member for several names in one pass over the valid object at p: found[i] becomes the value
+     * position of the last member named names[i], or -1.
+     */
+    static void members(byte[] b, int p, byte[][] names, int[] found) {
+        java.util.Arrays.fill(found, -1);
+        p = skipWhitespace(b, p + 1, b.length);
+        while (b[p] == '"') {
+            int nameEnd = skipString(b, p);
+            int valueAt = skipWhitespace(b, skipWhitespace(b, nameEnd, b.length) + 1, b.length);
+            byte[] escaped = null;  // the decoded name, when it has an escape
+            for (int i = p + 1; i < nameEnd - 1; i++) {
+                if (b[i] == '\\') {
+                    escaped = decode(b, p);
+                    break;
+                }
+            }
+            int length = nameEnd - p - 2;
+            for (int i = 0; i < names.length; i++) {
+                byte[] name = names[i];
+                if (escaped != null ? java.util.Arrays.equals(escaped, name)
+                        : length == name.length && java.util.Arrays.equals(b, p + 1, nameEnd - 1, name, 0, length)) {
+                    found[i] = valueAt;
+                }
+            }
+            p = skipWhitespace(b, skip(b, valueAt), b.length);
+            if (b[p] == ',') {
+                p = skipWhitespace(b, p + 1, b.length);
+            }
+        }
+    }
+
     private static boolean nameEquals(byte[] b, int quote, int after, byte[] name) {
         int length = after - quote - 2;
         for (int i = quote + 1; i < after - 1; i++) {
@@ -263,6 +295,13 @@ final class Json {
 
     /** The UTF-8 bytes of the valid string at p (its quote): escapes decoded, a lone surrogate as U+FFFD. */
     static byte[] decode(byte[] b, int p) {
+        int q = p + 1;
+        while (b[q] != '"' && b[q] != '\\') {
+            q++;
+        }
+        if (b[q] == '"') {
+            return java.util.Arrays.copyOfRange(b, p + 1, q);  // no escape: the bytes as they are
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         p++;
         while (b[p] != '"') {

@@ -13,25 +13,49 @@ final class JsonEvent implements java.io.Serializable {
     private static final long MILLISECONDS_FROM = 100_000_000_000L;  // auto: |n| >= 1e11 is in ms
     private static final long TOO_LARGE = -1;
 
-    private final byte[][] timeFields;
-    private final byte[][] levelFields;
-    private final byte[] statusField;     // null: the level decides
-    private final byte[] messageField;    // null: the event's own fields decide
+    private final boolean byStatus;       // JSON_STATUS_FIELD set: the status decides, else the level
+    private final boolean wrapped;        // JSON_MESSAGE_FIELD set: the line in it decides
     private final LineFormat message;     // the contract of the message field's line
     private final byte[][] errorLevels;   // upper-case
     private final int statusMin;
     private final int epochUnit;
+    // Every field the event is read by, found in one pass (JsonFields), numbered: the time
+    // candidates, the level candidates, the status, the message, then GROUP_BY's field dimensions.
+    private final JsonFields fields;
+    private final int levelFrom, levelTo, statusAt, messageAt;
+    private final int[] groupFields;      // per GROUP_BY dimension: its field's number, -1 for a builtin
 
-    /** message: the contract of JSON_MESSAGE_FIELD's line (MESSAGE_FORMAT), when that field is set. */
-    JsonEvent(Settings settings, LineFormat message) {
-        this.timeFields = settings.names("JSON_TIME_FIELDS", false);
-        this.levelFields = settings.names("JSON_LEVEL_FIELDS", false);
-        this.statusField = settings.optional("JSON_STATUS_FIELD");
-        this.messageField = settings.optional("JSON_MESSAGE_FIELD");
+    /**
+     * message: the contract of JSON_MESSAGE_FIELD's line (MESSAGE_FORMAT), when that field is set;
+     * groupFields: per GROUP_BY dimension, the name of its JSON field, null for a builtin one.
+     */
+    JsonEvent(Settings settings, LineFormat message, byte[][] groupFields) {
+        java.util.List<byte[]> names = new java.util.ArrayList<>(java.util.Arrays.asList(settings.names("JSON_TIME_FIELDS", false)));
+        this.levelFrom = names.size();
+        names.addAll(java.util.Arrays.asList(settings.names("JSON_LEVEL_FIELDS", false)));
+        this.levelTo = names.size();
+        this.statusAt = add(names, settings.optional("JSON_STATUS_FIELD"));
+        this.messageAt = add(names, settings.optional("JSON_MESSAGE_FIELD"));
+        this.groupFields = new int[groupFields.length];
+        for (int i = 0; i < groupFields.length; i++) {
+            this.groupFields[i] = add(names, groupFields[i]);
+        }
+        this.fields = new JsonFields(names);
+        this.byStatus = statusAt >= 0;
+        this.wrapped = messageAt >= 0;
         this.message = message;
         this.errorLevels = settings.names("ERROR_LEVELS", true);
         this.statusMin = settings.number("ERROR_STATUS_MIN");
         this.epochUnit = unit(settings.text("JSON_EPOCH_UNIT"));
+    }
+
+    /** Adds a field's name (null: none) and gives its number, or -1. */
+    private static int add(java.util.List<byte[]> names, byte[] name) {
+        if (name == null) {
+            return -1;
+        }
+        names.add(name);
+        return names.size() - 1;
     }
 
     private static int unit(String epochUnit) {
@@ -43,7 +67,11 @@ final class JsonEvent implements java.io.Serializable {
         }
     }
 
-    long classify(byte[] b) {
+    /**
+     * The packed outcome of value b; for a valid object, `found` (of length 1) gets its fields'
+     * positions (JsonFields.scan), which `series` reads again.
+     */
+    long classify(byte[] b, int[][] found) {
         int start = Json.skipWhitespace(b, 0, b.length);
         if (start == b.length) {
             return Outcome.EMPTY_LINE;
@@ -52,27 +80,29 @@ final class JsonEvent implements java.io.Serializable {
         if (after < 0 || Json.skipWhitespace(b, after, b.length) != b.length) {
             return Outcome.BAD_JSON;
         }
-        if (messageField != null) {
-            int at = field(b, start, messageField);
-            if (at < 0 || b[at] != '"') {
+        int[] at = fields.scan(b, start);
+        found[0] = at;
+        if (wrapped) {
+            int line = fields.at(b, at, messageAt);
+            if (line < 0 || b[line] != '"') {
                 return Outcome.BAD_MESSAGE;
             }
-            byte[] line = Json.decode(b, at);
-            return message.classifyValue(line, line.length);
+            byte[] text = Json.decode(b, line);
+            return message.classifyValue(text, text.length);
         }
-        long dated = timestamp(b, firstPresent(b, start, timeFields));
+        long dated = timestamp(b, firstPresent(b, at, 0, levelFrom));
         if (dated == Outcome.BAD_TIMESTAMP) {
             return dated;
         }
         int error;
-        if (statusField != null) {
-            int status = status(b, field(b, start, statusField));
+        if (byStatus) {
+            int status = status(b, fields.at(b, at, statusAt));
             if (status < 100 || status > 599) {
                 return Outcome.BAD_STATUS;
             }
             error = status >= statusMin ? 1 : 0;
         } else {
-            error = level(b, firstPresent(b, start, levelFields));
+            error = level(b, firstPresent(b, at, levelFrom, levelTo));
             if (error < 0) {
                 return Outcome.BAD_LEVEL;
             }
@@ -80,28 +110,30 @@ final class JsonEvent implements java.io.Serializable {
         return Outcome.isReject(dated) ? dated : dated | error;
     }
 
-    /** The series of an event this contract counted as an error (ClassifyLine, only then). */
-    String series(byte[] b, Grouping grouping) {
-        int start = Json.skipWhitespace(b, 0, b.length);
+    /** The series of an event `classify` counted as an error, from the positions it found. */
+    String series(byte[] b, int[] at, Grouping grouping) {
         byte[][] labels;
-        if (messageField != null) {
-            byte[] line = Json.decode(b, field(b, start, messageField));
+        if (wrapped) {
+            byte[] line = Json.decode(b, fields.at(b, at, messageAt));
             labels = message.labelsOfValue(line, line.length);
         } else {
             labels = new byte[Grouping.BUILTINS][];
-            if (statusField != null) {
-                labels[Grouping.STATUS] = Integer.toString(status(b, field(b, start, statusField)))
+            if (byStatus) {
+                labels[Grouping.STATUS] = Integer.toString(status(b, fields.at(b, at, statusAt)))
                         .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             } else {
-                labels[Grouping.LEVEL] = levelText(b, firstPresent(b, start, levelFields));
+                labels[Grouping.LEVEL] = levelText(b, firstPresent(b, at, levelFrom, levelTo));
             }
         }
-        return grouping.series(labels, b, start);
+        int[] values = new int[groupFields.length];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = groupFields[i] < 0 ? -1 : fields.at(b, at, groupFields[i]);
+        }
+        return grouping.series(labels, b, values);
     }
 
-    /** A field's value as a label: a string's text, a number as written, true or false; else "". */
-    static String fieldLabel(byte[] b, int object, byte[] name) {
-        int at = field(b, object, name);
+    /** A field's value at a position as a label: a string's text, a number as written, true or false; else "". */
+    static String fieldLabel(byte[] b, int at) {
         if (at < 0) {
             return "";
         }
@@ -114,41 +146,10 @@ final class JsonEvent implements java.io.Serializable {
         return b[at] == 't' ? "true" : b[at] == 'f' ? "false" : "";
     }
 
-    /**
-     * The value position of a field of the object at p: a top-level member of that literal name,
-     * else, only if there is none, a path of dot-separated names through nested objects; or -1.
-     */
-    static int field(byte[] b, int p, byte[] name) {
-        int at = Json.member(b, p, name);
-        if (at >= 0 || indexOf(name, (byte) '.', 0) < 0) {
-            return at;
-        }
-        for (int from = 0;;) {
-            int dot = indexOf(name, (byte) '.', from);
-            if (b[p] != '{') {
-                return -1;  // a path never steps into an array or a scalar
-            }
-            p = Json.member(b, p, java.util.Arrays.copyOfRange(name, from, dot < 0 ? name.length : dot));
-            if (p < 0 || dot < 0) {
-                return p;
-            }
-            from = dot + 1;
-        }
-    }
-
-    private static int indexOf(byte[] name, byte c, int from) {
-        for (int i = from; i < name.length; i++) {
-            if (name[i] == c) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** The value position of the first candidate field present and not null, or -1. */
-    private static int firstPresent(byte[] b, int object, byte[][] candidates) {
-        for (byte[] name : candidates) {
-            int at = field(b, object, name);
+    /** The value position of the first candidate field numbered [from, to) present and not null, or -1. */
+    private int firstPresent(byte[] b, int[] found, int from, int to) {
+        for (int f = from; f < to; f++) {
+            int at = fields.at(b, found, f);
             if (at >= 0 && b[at] != 'n') {
                 return at;
             }

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from pyspark.sql import functions as F
 
 from errorcount.errors import ConfigError
 from errorcount.parse import Contract, classify_lines_df, outcomes, register_classifier
@@ -77,17 +76,3 @@ def test_every_classifier_setting_is_read_by_a_java_class():
     """A setting marked `classifier` that no Java class reads by name would be passed and ignored."""
     java = "".join(path.read_text(encoding="utf-8") for path in (Path(__file__).resolve().parents[2] / "java").rglob("*.java"))
     assert [s.name for s in CLASSIFIER_SETTINGS if f'"{s.name}"' not in java] == []
-
-
-def test_the_output_shape_probes_answer_as_the_classifier_does(spark):
-    """The bench's two ways to return dimension values (a struct, or a second function on ERROR
-    records) give the classifier's own outcome and the same values, so their costs compare."""
-    from bench.profile_job import register_probes
-    from tests.unit.contract_cases import APP
-    struct_fn, second_fn = register_probes(spark, APP)
-    values = [b"2030-01-01 10:00:00 ERROR a", b"2030-01-01 10:00:00 INFO b", b"junk", None]
-    df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "i long, value binary")
-    rows = df.select("i", F.call_function(struct_fn, "value").alias("o"), F.call_function(second_fn, "value").alias("d")) \
-        .orderBy("i").collect()
-    assert [r["o"]["packed"] for r in rows] == classify_in_jvm(spark, values)
-    assert [r["o"]["dims"] for r in rows] == [r["d"] for r in rows] == [["2030-01-01"], None, None, None]

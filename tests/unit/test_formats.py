@@ -111,6 +111,11 @@ JSON_CASES = [  # (settings, value, minute or None, is error, reason); settings 
     ({}, ev(T), None, False, "bad_level"),
     ({}, ev('"log": [{"level": "ERROR"}], ' + T), None, False, "bad_level"),            # no path into arrays
     ({}, ev('"level": "ERROR", "level": "INFO", ' + T), MAY, False, None),                # the last key wins
+    ({}, ev('"\\u006cevel": "ERROR", ' + T), MAY, True, None),                         # escaped names decoded
+    ({}, ev('"le\\u0076el": "INFO", "level": "ERROR", ' + T), MAY, True, None),           # the same name: last wins
+    ({"JSON_LEVEL_FIELDS": "ts,level"}, ev('"level": "ERROR", ' + T), MAY, False, None),  # one field, two roles
+    ({"JSON_LEVEL_FIELDS": "log.level.name"}, ev('"log": {"level": {"name": "ERROR"}}, ' + T), MAY, True, None),
+    ({"JSON_LEVEL_FIELDS": "log.level.name"}, ev('"log.level": {"name": "ERROR"}, ' + T), None, False, "bad_level"),
     ({}, ev('"level": "ERROR"'), None, False, "bad_timestamp"),
     ({}, ev('"level": "ERROR", "ts": true'), None, False, "bad_timestamp"),
     ({}, ev('"level": "ERROR", "ts": "2024-05-01T10:00:00Z "'), None, False, "bad_timestamp"),
