@@ -85,24 +85,31 @@ class SeriesStore:
         key = {series: dimensions.series_key(self.group_by, series) for series in totals}
         admission = admit({s: n for s, n in totals.items() if key[s] not in registry.ids}, registry.registered, self.max_series)
         overflow_key = dimensions.series_key(self.group_by, None)
-        fresh = [(key[s], False) for s in admission.admitted]
-        if admission.overflowed and overflow_key not in registry.ids:
-            fresh.append((overflow_key, True))
-        ids = dict(registry.ids)
-        if fresh:
-            ids.update(self.register(cursor, fresh, max(registry.ids.values(), default=0)))
-            labels: list[tuple[int, str, str | None]] = [(ids[key[s]], name, value)
-                      for s in admission.admitted for name, value in dimensions.labels(self.group_by, s)]
-            if overflow_key in dict(fresh):
-                labels += [(ids[overflow_key], name, None) for name in dimensions.names(self.group_by)]
-            cursor.executemany(INSERT_LABELS, sorted(labels, key=lambda row: row[:2]))
+        new_overflow = bool(admission.overflowed) and overflow_key not in registry.ids
+        ids = {**registry.ids, **self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)}
         counts: dict[tuple[int, int], int] = {}
         for (minute, series), count in series_counts.items():
             target = ids[overflow_key if series in admission.overflowed else key[series]]
             counts[minute, target] = counts.get((minute, target), 0) + count
-        cursor.executemany(UPSERT_SERIES_COUNTS, [(self.job, minute_key(m), i, n) for (m, i), n in sorted(counts.items())])
+        minutes = {minute: minute_key(minute) for minute, _id in counts}
+        cursor.executemany(UPSERT_SERIES_COUNTS, [(self.job, minutes[m], i, n) for (m, i), n in sorted(counts.items())])
         overflow_lines = sum(totals[s] for s in admission.overflowed)
         return Written(Registry(ids, registry.registered + len(admission.admitted)), len(admission.admitted), overflow_lines)
+
+    def register_all(self, cursor, registry: Registry, admitted: Mapping[str, bytes], overflow: bool) -> dict[bytes, int]:
+        """Registers the admitted series ({series: key}, in admission order) with their labels, and
+        the overflow series of GROUP_BY when `overflow` (its labels NULL); returns their ids."""
+        fresh = [(key, False) for key in admitted.values()] + ([(dimensions.series_key(self.group_by, None), True)]
+                                                                if overflow else [])
+        if not fresh:
+            return {}
+        ids = self.register(cursor, fresh, max(registry.ids.values(), default=0))
+        labels: list[tuple[int, str, str | None]] = [(ids[key], name, value) for series, key in admitted.items()
+                                                     for name, value in dimensions.labels(self.group_by, series)]
+        if overflow:
+            labels += [(ids[fresh[-1][0]], name, None) for name in dimensions.names(self.group_by)]
+        cursor.executemany(INSERT_LABELS, sorted(labels, key=lambda row: row[:2]))
+        return ids
 
     def register(self, cursor, fresh: list[tuple[bytes, bool]], above: int) -> dict[bytes, int]:
         """Inserts the registry rows of `fresh` (key, overflow) and reads back their ids (AUTO_INCREMENT:

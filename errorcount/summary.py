@@ -54,8 +54,6 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
         newest = get(row, "newest_ms")
         if newest is not None and (newest_ms is None or newest > newest_ms):
             newest_ms = newest
-        if partition is None:  # a series' count summed over partitions: its offsets are in its partitions' rows
-            continue
         low_seen, high_seen = ranges.get(partition, (low, high))
         ranges[partition] = (min(low_seen, low), max(high_seen, high))
     kept = tuple(sorted(dead_letters, key=lambda letter: letter[:2])[:dead_letter_limit])
@@ -63,13 +61,11 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
 
 
 def reader(row: Any) -> Callable[[Any, str], Any]:
-    """How to read a field of rows shaped like `row`, None when it has no such field: a pyspark Row
-    by position (a batch of many minutes and series has tens of thousands of rows; Row's lookup by
-    name scans its fields), a mapping by key."""
-    if hasattr(row, "__fields__"):
-        index = {name: position for position, name in enumerate(row.__fields__)}
-        return lambda r, name: r[index[name]] if name in index else None
-    return lambda r, name: r.get(name)
+    """How to read a field of pyspark Rows shaped like `row` by position (a batch of many minutes
+    and series has tens of thousands of rows; Row's lookup by name scans its fields), None for a
+    field the rows do not have."""
+    index = {name: position for position, name in enumerate(row.__fields__)}
+    return lambda r, name: r[index[name]] if name in index else None
 
 
 def every_dead_letter(rows: Iterable[Any]) -> tuple[DeadLetter, ...]:

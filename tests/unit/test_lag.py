@@ -1,6 +1,7 @@
 """Lag from what a batch knows (errorcount/lag.py) and the metrics' names (errorcount/metrics.py)."""
 
 from prometheus_client import generate_latest
+from pyspark.sql import Row
 
 from errorcount import lag
 from errorcount.metrics import JobMetrics
@@ -26,10 +27,10 @@ def test_seconds_behind_the_newest_committed_record():
 
 
 def test_the_summary_keeps_the_newest_timestamp_of_its_rows():
-    row = {"partition": 0, "error_minute": None, "dead_slot": None, "records": 3, "rejected": 0, "min_offset": 0,
-           "max_offset": 2, "reject_reason": None, "raw_value": None}
-    assert summarize([{**row, "newest_ms": 5}, {**row, "newest_ms": 9}, {**row, "newest_ms": None}]).newest_ms == 9
-    assert summarize([row]).newest_ms is None
+    fields = {"partition": 0, "error_minute": None, "dead_slot": None, "records": 3, "rejected": 0, "min_offset": 0,
+              "max_offset": 2, "reject_reason": None, "raw_value": None}
+    assert summarize([Row(**fields, newest_ms=n) for n in (5, 9, None)]).newest_ms == 9
+    assert summarize([Row(**fields)]).newest_ms is None
 
 
 def test_metrics_follow_prometheus_naming_with_a_job_label():
