@@ -185,8 +185,9 @@ class Job:
             log.warning("topic %r partition %d: skipped from offset %d to %d, as ON_DATA_LOSS=skip allows: %s",
                         cfg.kafka_topic, gap.partition, gap.stored, gap.resume, gap.why)
         if plan.resolved:
-            log.info("topic %r: partitions %s seen for the first time start at %s (STARTING_OFFSETS=%s), stored",
-                     cfg.kafka_topic, sorted(plan.resolved), dict(sorted(plan.resolved.items())), cfg.starting_offsets)
+            rule = f"STARTING_OFFSETS={cfg.starting_offsets}" if not stored else "their earliest: the job has offsets"
+            log.info("topic %r: partitions %s seen for the first time start at %s (%s), stored",
+                     cfg.kafka_topic, sorted(plan.resolved), dict(sorted(plan.resolved.items())), rule)
         log.info("job %r: topic %r (ID %s) partitions %s, resuming from %s", cfg.job_name, cfg.kafka_topic,
                  topic.topic_id, topic.partitions, dict(sorted(plan.offsets.items())))
         start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, plan.offsets)

@@ -109,8 +109,11 @@ def plan_start(topic: str, stored: dict[int, int], stored_ids: set[str], current
     """Settles the stored offsets against the topic as Kafka holds it now. Stored offsets of another
     topic ID (deleted and recreated), or that Kafka no longer holds (find_gaps), are data loss:
     DataLossError unless `skip`, which resumes the new topic at its earliest offsets. Partitions
-    without a stored offset get one now, from `default` (earliest|latest): resolved once, stored,
-    so a restart never resolves 'latest' again and skips what arrived meanwhile."""
+    without a stored offset get one now, stored: at the job's first start (nothing stored) from
+    `default` (STARTING_OFFSETS: earliest|latest); once the job has offsets, from earliest, since a
+    partition first seen later (added while the job was stopped) holds nothing the job has seen and
+    Spark counts one added while it runs from its first offset too. Resolved once, so a restart never
+    resolves 'latest' again and skips what arrived meanwhile."""
     others = stored_ids - {current_id}
     if stored and others:
         gaps = [Gap(p, o, earliest.get(p, 0), f"topic recreated: its ID was {'/'.join(sorted(others))}, now {current_id}; "
@@ -126,7 +129,7 @@ def plan_start(topic: str, stored: dict[int, int], stored_ids: set[str], current
     gaps = find_gaps(topic, stored, earliest, latest)
     if gaps and not skip:
         raise DataLossError(describe_gaps(topic, gaps))
-    start = earliest if default == "earliest" else latest
+    start = earliest if default == "earliest" or stored else latest
     resolved = {p: start[p] for p in partitions if p not in stored}
     return StartPlan({**stored, **{gap.partition: gap.resume for gap in gaps}, **resolved}, gaps, resolved, False)
 

@@ -82,8 +82,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SINGLE_TASK_MAX_RECORDS", int, "10000",
             "batches of at most this many records run as one Spark task, without a shuffle (0 = never)",
             note="Larger batches run one task per Kafka partition, in parallel."),
-    Setting("STARTING_OFFSETS", str, "earliest", "where partitions without stored offsets start",
-            note="Partitions with stored offsets always resume from MySQL.", choices=("earliest", "latest")),
+    Setting("STARTING_OFFSETS", str, "earliest", "where a job's first start reads from (no offsets stored yet)",
+            note="Applies at the job's first start only (no offsets stored): a partition first seen later, added "
+                 "while the job runs or while it is stopped, is counted from its first offset. Partitions with stored "
+                 "offsets always resume from MySQL.", choices=("earliest", "latest")),
     Setting("KAFKA_TIMEOUT", int, "30", "seconds one Kafka metadata request may take", low=1, high=3600),
     Setting("LOG_FORMAT", str, "app", "what the topic's records are: app lines, access logs or JSON events",
             note="The contracts: docs/contract.md. app: TIMESTAMP LEVEL message; access: Common/Combined Log Format, "

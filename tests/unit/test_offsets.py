@@ -50,8 +50,11 @@ def plan(stored, stored_ids, current="NEW", partitions=(0, 1), earliest=None, la
 def test_partitions_seen_for_the_first_time_get_a_number_once():
     first = plan({}, set(), default="latest", earliest={0: 5, 1: 0}, latest={0: 40, 1: 12})
     assert (first.offsets, first.resolved, first.skipped, first.recreated) == ({0: 40, 1: 12}, {0: 40, 1: 12}, [], False)
-    later = plan({0: 40}, {"NEW"}, partitions=(0, 1, 2), default="latest", latest={0: 90, 1: 80, 2: 3})
-    assert later.offsets == {0: 40, 1: 80, 2: 3} and later.resolved == {1: 80, 2: 3}  # 0 keeps its stored offset
+    # Once the job has offsets, a partition first seen (added while it was stopped) starts at its first
+    # offset whatever STARTING_OFFSETS says: 'latest' would skip what reached it before this start.
+    later = plan({0: 40}, {"NEW"}, partitions=(0, 1, 2), default="latest", earliest={0: 0, 1: 7, 2: 0},
+                 latest={0: 90, 1: 80, 2: 3})
+    assert later.offsets == {0: 40, 1: 7, 2: 0} and later.resolved == {1: 7, 2: 0}  # 0 keeps its stored offset
     assert plan({}, set(), earliest={0: 5, 1: 0}).offsets == {0: 5, 1: 0}
 
 
