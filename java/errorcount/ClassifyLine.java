@@ -82,16 +82,12 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
         }
         if (line != null) {
             long packed = line.classifyValue(value, value.length);
-            String series = isError(packed) && !grouping.isEmpty()
+            String series = Outcome.isError(packed) && !grouping.isEmpty()
                     ? grouping.series(line.labelsOfValue(value, value.length), null, null) : null;
             return RowFactory.create(packed, series);
         }
         int[][] found = new int[1][];  // the event's field positions: read once for both
         long packed = json.classify(value, found);
-        return RowFactory.create(packed, isError(packed) && !grouping.isEmpty() ? json.series(value, found[0], grouping) : null);
-    }
-
-    private static boolean isError(long packed) {
-        return (packed & ((1 << Outcome.CODE_BITS) - 1)) == Outcome.ERROR;
+        return RowFactory.create(packed, Outcome.isError(packed) && !grouping.isEmpty() ? json.series(value, found[0], grouping) : null);
     }
 }

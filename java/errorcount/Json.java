@@ -234,21 +234,9 @@ final class Json {
      * last one when a name repeats, or -1.
      */
     static int member(byte[] b, int p, byte[] name) {
-        int found = -1;
-        p = skipWhitespace(b, p + 1, b.length);
-        while (b[p] == '"') {
-            int nameEnd = skipString(b, p);
-            boolean same = nameEquals(b, p, nameEnd, name);
-            p = skipWhitespace(b, skipWhitespace(b, nameEnd, b.length) + 1, b.length);
-            if (same) {
-                found = p;
-            }
-            p = skipWhitespace(b, skip(b, p), b.length);
-            if (b[p] == ',') {
-                p = skipWhitespace(b, p + 1, b.length);
-            }
-        }
-        return found;
+        int[] found = new int[1];
+        members(b, p, new byte[][] {name}, found);
+        return found[0];
     }
 
     /**
@@ -281,16 +269,6 @@ final class Json {
                 p = skipWhitespace(b, p + 1, b.length);
             }
         }
-    }
-
-    private static boolean nameEquals(byte[] b, int quote, int after, byte[] name) {
-        int length = after - quote - 2;
-        for (int i = quote + 1; i < after - 1; i++) {
-            if (b[i] == '\\') {
-                return java.util.Arrays.equals(decode(b, quote), name);
-            }
-        }
-        return length == name.length && java.util.Arrays.equals(b, quote + 1, after - 1, name, 0, length);
     }
 
     /** The UTF-8 bytes of the valid string at p (its quote): escapes decoded, a lone surrogate as U+FFFD. */

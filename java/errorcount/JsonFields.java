@@ -15,8 +15,8 @@ final class JsonFields implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
 
     private final byte[][] names;         // the top-level names one pass looks for
-    private final int[] literal;          // per field: its name's index in topNames
-    private final int[] first;            // per field: its first segment's index in topNames; -1 undotted
+    private final int[] literal;          // per field: its name's index in names
+    private final int[] first;            // per field: its first segment's index in names; -1 undotted
     private final byte[][][] rest;        // per field: the segments after the first
 
     /** fields: each field's name (UTF-8), in the order `at` numbers them. */
@@ -28,15 +28,16 @@ final class JsonFields implements java.io.Serializable {
         this.rest = new byte[count][][];
         for (int f = 0; f < count; f++) {
             byte[] name = fields.get(f);
-            literal[f] = indexOf(top, name);
+            literal[f] = intern(top, name);
             List<byte[]> segments = segments(name);
-            first[f] = segments.size() > 1 ? indexOf(top, segments.get(0)) : -1;
+            first[f] = segments.size() > 1 ? intern(top, segments.get(0)) : -1;
             rest[f] = segments.subList(1, segments.size()).toArray(new byte[0][]);
         }
         this.names = top.toArray(new byte[0][]);
     }
 
-    private static int indexOf(List<byte[]> names, byte[] name) {
+    /** The index of `name` in `names`, added at the end when it is not there yet. */
+    private static int intern(List<byte[]> names, byte[] name) {
         for (int i = 0; i < names.size(); i++) {
             if (Arrays.equals(names.get(i), name)) {
                 return i;

@@ -36,6 +36,10 @@ final class Outcome {
         return (packed & 15) > ERROR;
     }
 
+    static boolean isError(long packed) {
+        return (packed & 15) == ERROR;
+    }
+
     /** A counted minute (VALID or ERROR), or MINUTE_OUT_OF_RANGE outside MySQL's DATETIME range. */
     static long counted(long epochMinute, boolean error) {
         if (epochMinute < MIN_MINUTE || epochMinute > MAX_MINUTE) {
