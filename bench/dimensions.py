@@ -10,6 +10,7 @@ from bench import corpus as corpora
 from bench import phases
 from errorcount import dimensions, mysql, store
 from errorcount.config import load_config
+from errorcount.offsets import Position, TopicPartition
 from errorcount.series import SeriesStore
 from errorcount.summary import BatchSummary
 from errorcount.testkit import samples
@@ -75,18 +76,18 @@ def commit_cost(log) -> dict:
 def timed_commits(conn, job: str, count: int, log) -> dict:
     group_by = "field:service.name,level"
     series = SeriesStore(job, group_by, max_series=max(count, 1)) if count else None
-    job_store = store.Store(conn, job, "bench-commit", series=series)
+    job_store = store.Store(conn, job, ["bench-commit"], series=series)
     job_store.acquire_lease("bench")
-    offsets: dict[int, int] = {}
+    offsets: Position = {}
     timings: list[float] = []
     for step, first_minute in enumerate((30_000_000, 30_000_000 + MINUTES, 30_000_000 + MINUTES)):
         minutes = range(first_minute, first_minute + MINUTES)
         by_series = {(m, f"service-{s:05d}{dimensions.SEPARATOR}ERROR"): 1 + (m + s) % 3 for m in minutes for s in range(count)}
         totals = {m: sum(n for (minute, _s), n in by_series.items() if minute == m) or 1 for m in minutes}
-        after = {0: offsets.get(0, 0) + 1000}
+        after = {TopicPartition("bench-commit", 0): offsets.get(TopicPartition("bench-commit", 0), 0) + 1000}
         batch = BatchSummary(records=1000, errors=sum(totals.values()), minute_counts=totals, series_counts=by_series)
         started = time.perf_counter()
-        job_store.commit_batch(batch, offsets, after, None)
+        job_store.commit_batch(batch, offsets, after, {})
         timings.append((time.perf_counter() - started) * 1000)
         offsets = after
         log(f"(k) {count} series x {MINUTES} minutes, commit {step + 1}: {timings[-1]:.0f} ms")

@@ -18,13 +18,13 @@ classify_udf = F.udf(pyparse.classify, PARSED)
 
 
 def classify_lines_udf_df(df: DataFrame, contract: Contract) -> DataFrame:
-    """In: Kafka rows. Out: partition, offset, minute, is_error, reject_reason, raw_value, series
+    """In: Kafka rows. Out: topic, partition, offset, minute, is_error, reject_reason, raw_value, series
     (as classify_lines_df; series null: no GROUP_BY). The app contract as written only (the bench's corpus)."""
     if contract != Contract.with_settings():
         raise ValueError("the naive job knows the app contract as written only")
-    parsed = df.select("partition", "offset", "value", classify_udf("value").alias("parsed"))
+    parsed = df.select("topic", "partition", "offset", "value", classify_udf("value").alias("parsed"))
     raw_value = F.when(F.col("parsed.reject_reason").isNotNull(), F.substring("value", 1, RAW_PREFIX_BYTES))
-    return parsed.select("partition", "offset", "parsed.minute", "parsed.is_error", "parsed.reject_reason",
+    return parsed.select("topic", "partition", "offset", "parsed.minute", "parsed.is_error", "parsed.reject_reason",
                          raw_value.alias("raw_value"), F.lit(None).cast("string").alias("series"))
 
 

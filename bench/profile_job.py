@@ -40,7 +40,7 @@ def main() -> int:
     source = (spark.read.format("kafka").option("kafka.bootstrap.servers", os.environ["KAFKA_BOOTSTRAP_SERVERS"])
               .option("subscribe", topic).option("startingOffsets", "earliest")
               .option("endingOffsets", json.dumps(ends)).option("kafka.max.poll.records", "10000").load()
-              .select("partition", "offset", "value"))
+              .select("topic", "partition", "offset", "value"))
     count = records // partitions * partitions
 
     def consume(df: DataFrame) -> None:
@@ -50,7 +50,7 @@ def main() -> int:
     slots = dead_letter_slots(1000, partitions)  # DEAD_LETTER_LIMIT's default
     steps = [("Kafka read (Spark source)", lambda: consume(source)),
              ("+ the JVM classifier (packed outcome)", lambda: consume(source.select(
-                 "partition", "offset", F.call_function(function, F.col("value")).getField("packed").alias("packed")))),
+                 "topic", "partition", "offset", F.call_function(function, F.col("value")).getField("packed").alias("packed")))),
              ("+ minute, reject reason, raw prefix (classify_lines_df)",
               lambda: consume(source.transform(classify))),
              ("+ aggregate without dead letters", lambda: source.transform(classify)

@@ -31,10 +31,13 @@ class Running:
     errors: int = 0
     rejected: int = 0
     minute_counts: dict[int, int] = field(default_factory=dict)
-    ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
+    ranges: dict[offsets.TopicPartition, tuple[int, int]] = field(default_factory=dict)
+    per_topic: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     def summary(self) -> BatchSummary:
-        return BatchSummary(self.records, self.errors, self.rejected, self.minute_counts, self.ranges)
+        topics = {tp.topic for tp in self.ranges}
+        per_topic = {topic: (self.records, self.errors, self.rejected) for topic in topics}  # one topic
+        return BatchSummary(self.records, self.errors, self.rejected, self.minute_counts, self.ranges, per_topic=per_topic)
 
 
 def parse_batch(messages, summary: Running) -> None:
@@ -52,7 +55,7 @@ def parse_batch(messages, summary: Running) -> None:
         elif is_error:
             summary.errors += 1
             counts[minute] = counts.get(minute, 0) + 1
-        partition, offset = message.partition(), message.offset()
+        partition, offset = offsets.TopicPartition(message.topic(), message.partition()), message.offset()
         low, high = ranges.get(partition, (offset, offset))
         ranges[partition] = (min(low, offset), max(high, offset))
 
@@ -62,15 +65,16 @@ def main() -> int:
     parser.add_argument("--until", required=True, help="end offsets as JSON {partition: next offset}")
     parser.add_argument("--batch", type=int, default=500000, help="records per MySQL transaction")
     args = parser.parse_args()
-    until = {int(p): o for p, o in json.loads(args.until).items()}
+    until = offsets.of_topic(cfg_topic := load_config([], os.environ).kafka_topic,
+                             {int(p): o for p, o in json.loads(args.until).items()})
     cfg = load_config([], os.environ)
     conn = mysql.connect(cfg)
-    job_store = store.Store(conn, cfg.job_name, cfg.kafka_topic, cfg.counts_table)
+    job_store = store.Store(conn, cfg.job_name, [cfg_topic], cfg.counts_table)
     job_store.acquire_lease(f"{socket.gethostname()} pid {os.getpid()} bench.pyconsumer")
     stored = job_store.load_offsets()
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap_servers, "group.id": cfg.job_name,
                          "enable.auto.commit": False, "enable.partition.eof": True})
-    consumer.assign([TopicPartition(cfg.kafka_topic, p, stored.get(p, OFFSET_BEGINNING)) for p in sorted(until)])
+    consumer.assign([TopicPartition(tp.topic, tp.partition, stored.get(tp, OFFSET_BEGINNING)) for tp in sorted(until)])
     first = None
     commit_ms: list[float] = []
     summary = Running()

@@ -9,7 +9,7 @@ from errorcount.columns import once_per_app
 
 @once_per_app
 def _summary_columns() -> tuple[list[Column], list[Column]]:
-    keys = [F.col("partition"), F.when(F.col("is_error"), F.col("minute")).alias("error_minute"), F.col("series")]
+    keys = [F.col("topic"), F.col("partition"), F.when(F.col("is_error"), F.col("minute")).alias("error_minute"), F.col("series")]
     return keys, [F.count(F.lit(1)).alias("records"), F.count("reject_reason").alias("rejected"),
                   F.min("offset").alias("min_offset"), F.max("offset").alias("max_offset"),
                   F.min_by("reject_reason", "offset").alias("reject_reason"),
@@ -17,13 +17,14 @@ def _summary_columns() -> tuple[list[Column], list[Column]]:
 
 
 def dead_letter_slots(limit: int, partitions: int) -> int:
-    """Slots per partition for dead letters: together about `limit` (DEAD_LETTER_LIMIT)."""
+    """Slots per partition for dead letters: together about `limit` (DEAD_LETTER_LIMIT) over
+    `partitions` (of every topic read)."""
     return -(-limit // max(partitions, 1)) if limit > 0 else 0
 
 
 def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
-    """In: classify_lines_df output (partition, offset, minute, is_error, reject_reason, raw_value, series).
-    Out: partition, error_minute (epoch minute of ERROR rows, null for all other rows), series
+    """In: classify_lines_df output (topic, partition, offset, minute, is_error, reject_reason, raw_value, series).
+    Out: topic, partition, error_minute (epoch minute of ERROR rows, null for all other rows), series
     (an ERROR row's GROUP_BY values, else null), dead_slot, records, rejected, min_offset,
     max_offset, reject_reason, raw_value, and newest_ms (the newest Kafka timestamp, epoch ms)
     when the input has a timestamp.
@@ -41,8 +42,8 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
                                        F.lit(None).cast("binary").alias("raw_value")]
     newest = _newest() if "timestamp" in classified.columns else []
     return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates, *newest)
-            .select("partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset", "max_offset",
-                    "reject_reason", "raw_value", *(["newest_ms"] if newest else [])))
+            .select("topic", "partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset",
+                    "max_offset", "reject_reason", "raw_value", *(["newest_ms"] if newest else [])))
 
 
 @once_per_app
@@ -51,7 +52,8 @@ def _newest() -> list[Column]:
 
 
 def rejected_rows_df(classified: DataFrame) -> DataFrame:
-    """In: classify_lines_df output. Out: partition, offset, reject_reason, raw_value of every
+    """In: classify_lines_df output. Out: topic, partition, offset, reject_reason, raw_value of every
     rejected row: the dead letters of a batch whose rejects fit under DEAD_LETTER_LIMIT but whose
     slot picks (batch_summary_df) collided, collected in a second, bounded job."""
-    return classified.where(F.col("reject_reason").isNotNull()).select("partition", "offset", "reject_reason", "raw_value")
+    return (classified.where(F.col("reject_reason").isNotNull())
+            .select("topic", "partition", "offset", "reject_reason", "raw_value"))

@@ -39,7 +39,7 @@ class TopicRecreated(Exception):
 APPLIED, NOT_APPLIED, FENCED = offsets.AFTER, offsets.BEFORE, offsets.OTHER
 
 
-def unknown_outcome(before: dict[int, int], after: dict[int, int], stored: dict[int, int]) -> str:
+def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: offsets.Position) -> str:
     """What a COMMIT whose reply was lost did, from the offsets MySQL holds when asked (a plain
     read: a COMMIT still under way is not seen yet). The batch's own `after`: APPLIED, carry on.
     `before`: NOT_APPLIED, commit again; if it was only not applied *yet*, the retry's locking
@@ -68,15 +68,15 @@ class BatchCommitter:
     stores (`expected`, from `stored` at the query's start) and commits each batch on top of it.
 
     `checkpoint` is the query's fresh checkpoint directory (its offset log tells each batch's
-    size ahead); `partitions` (the topic's, at start) spreads DEAD_LETTER_LIMIT over them;
+    size ahead); `partitions` (of every topic, at start) spreads DEAD_LETTER_LIMIT over them;
     `retention` prunes old rows after a commit, when a pass is due. stop() waits for a batch
     boundary; ended_by() tells the JobStop that ended the query, if one did."""
 
-    def __init__(self, cfg: Config, job_store: store.Store, stored: dict[int, int], partitions: int,
-                 retention: Retention, checkpoint: str, watch: Watch | None = None, topic_id: str | None = None,
-                 topic_now: Callable[[], str | None] | None = None):
+    def __init__(self, cfg: Config, job_store: store.Store, stored: offsets.Position, partitions: int,
+                 retention: Retention, checkpoint: str, watch: Watch | None = None,
+                 topic_ids: dict[str, str] | None = None, topic_now: Callable[[], dict[str, str | None]] | None = None):
         self.cfg, self.store = cfg, job_store
-        self.topic_id, self.topic_now = topic_id, topic_now  # the topic's ID at start; asking Kafka for it now
+        self.topic_ids, self.topic_now = topic_ids or {}, topic_now  # the topics' IDs at start; asking Kafka for them now
         self.watch = watch or Watch()
         self.retention = retention
         self.checkpoint = checkpoint
@@ -97,7 +97,7 @@ class BatchCommitter:
                 self._failure = stop
                 raise
 
-    def stop(self) -> dict[int, int]:
+    def stop(self) -> offsets.Position:
         """Waits for an in-flight batch to commit or roll back, then refuses further batches;
         returns the offsets MySQL holds."""
         with self._lock:
@@ -111,7 +111,7 @@ class BatchCommitter:
 
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
-        ends = checkpoint.planned_offsets(self.checkpoint, batch_id, self.cfg.kafka_topic)  # read once per batch
+        ends = checkpoint.planned_offsets(self.checkpoint, batch_id)  # read once per batch
         planned = self.planned_records(batch_id, ends)
         one_task = planned is not None and planned <= self.cfg.single_task_max_records
         summary = count(batch_df, self.slots, self.cfg.dead_letter_limit, one_task, self.store.hooks)
@@ -142,29 +142,29 @@ class BatchCommitter:
             lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
         self.retention.after_commit(self.store)
 
-    def planned_records(self, batch_id: int, ends: dict[int, int] | None = None) -> int | None:
+    def planned_records(self, batch_id: int, ends: offsets.Position | None = None) -> int | None:
         """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
         (`ends`, when the caller has read them) less the previous batch's (for the first batch,
         less the stored offsets); None if unknown."""
-        topic = self.cfg.kafka_topic
-        ends = ends or checkpoint.planned_offsets(self.checkpoint, batch_id, topic)
-        starts = (checkpoint.planned_offsets(self.checkpoint, batch_id - 1, topic) if batch_id else None) or self.expected
+        ends = ends or checkpoint.planned_offsets(self.checkpoint, batch_id)
+        starts = (checkpoint.planned_offsets(self.checkpoint, batch_id - 1) if batch_id else None) or self.expected
         if ends is None or not ends.keys() <= starts.keys():
             return None  # e.g. a partition without a stored offset, starting at 'earliest'
         return sum(max(end - starts[partition], 0) for partition, end in ends.items())
 
     def check_topic(self, batch_id: int) -> None:
-        """After the batch was read, before it commits: the topic must still be the one its offsets
+        """After the batch was read, before it commits: each topic must still be the one its offsets
         belong to (a topic deleted and recreated under the running query would be read mid-topic)."""
         if self.topic_now is None:
             return
-        now = retry("reading the topic's ID", self.topic_now, self.cfg.retry_seconds,
+        now = retry("reading the topics' IDs", self.topic_now, self.cfg.retry_seconds,
                     lambda error: isinstance(error, topic_metadata.KafkaUnavailable))
-        if now != self.topic_id:
-            raise TopicRecreated(f"batch {batch_id}: topic {self.cfg.kafka_topic!r} now has ID {now}, not {self.topic_id} "
-                                 "as at start (deleted or recreated): nothing of this batch is committed")
+        for topic, topic_id in sorted(self.topic_ids.items()):
+            if now.get(topic) != topic_id:
+                raise TopicRecreated(f"batch {batch_id}: topic {topic!r} now has ID {now.get(topic)}, not {topic_id} "
+                                     "as at start (deleted or recreated): nothing of this batch is committed")
 
-    def commit(self, summary: BatchSummary, after: dict[int, int], batch_id: int) -> None:
+    def commit(self, summary: BatchSummary, after: offsets.Position, batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
         broke during COMMIT, the stored offsets tell what happened: the batch's own offsets mean
         it was applied, the previous ones mean it was not (commit again), anything else means
@@ -173,7 +173,7 @@ class BatchCommitter:
 
         def attempt() -> None:
             try:
-                if not self.store.commit_batch(summary, before, after, self.topic_id):
+                if not self.store.commit_batch(summary, before, after, self.topic_ids):
                     log.info("batch %d: an earlier attempt's commit had been applied late; carrying on", batch_id)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)

@@ -8,13 +8,14 @@ from a live driver's directory on the same host.
 """
 
 import contextlib
-import json
 import logging
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from errorcount.offsets import Position, from_spark_json
 
 log = logging.getLogger("errorcount")
 PREFIX = "errorcount-checkpoint-"
@@ -64,14 +65,14 @@ def fresh(parent: str | None = None) -> Iterator[str]:
         shutil.rmtree(location, ignore_errors=True)
 
 
-def planned_offsets(location: str, batch_id: int, topic: str) -> dict[int, int] | None:
-    """The end offsets Spark planned for micro-batch `batch_id` of `topic`, from the checkpoint's
+def planned_offsets(location: str, batch_id: int) -> Position | None:
+    """The end offsets Spark planned for micro-batch `batch_id`, every topic, from the checkpoint's
     offset log (written before the batch runs: a 'v1' line, the batch metadata, then one JSON line
     per source), or None if it cannot be read. The log's format is Spark's (stable since its v1):
     it chooses how a batch runs, and where its offsets end (offsets.batch_end, which falls back to
     the rows' own max offset + 1 when the log is unreadable or contradicted by them)."""
     try:
         last = (Path(location) / "offsets" / str(batch_id)).read_text(encoding="utf-8").splitlines()[-1]
-        return {int(partition): int(offset) for partition, offset in json.loads(last)[topic].items()}
+        return from_spark_json(last) or None  # {}: a half-written entry
     except (OSError, ValueError, LookupError, TypeError, AttributeError):
         return None

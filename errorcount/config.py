@@ -199,9 +199,24 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
     if app_lines and not all(re.fullmatch(r"[A-Za-z]+", name.strip()) for name in values["error_levels"].split(",")):
         raise ConfigError(f"ERROR_LEVELS must be ASCII letters for app lines (LEVEL is letters), got "
                           f"{values['error_levels']!r}; list level names such as ERROR,FATAL")
+    values["kafka_topic"] = canonical_topics(values["kafka_topic"])
     values["group_by"] = dimensions.canonical(values["group_by"], values)
     values["kafka_lag_group"] = values["kafka_lag_group"].replace("<job>", values["job_name"])
     return Config(**values, kafka_options=kafka_options)
+
+
+def canonical_topics(text: str) -> str:
+    """KAFKA_TOPIC as the job keeps it: the names without spaces, each once (ConfigError otherwise)."""
+    names = [name.strip() for name in text.split(",")]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ConfigError(f"KAFKA_TOPIC names {', '.join(repeated)} more than once: list each topic once")
+    return ",".join(names)
+
+
+def topics(cfg: Config) -> list[str]:
+    """The topics the job reads (KAFKA_TOPIC), in the order given."""
+    return cfg.kafka_topic.split(",")
 
 
 def check_tls(values: dict) -> None:

@@ -31,7 +31,7 @@ from errorcount import (
     watch,
 )
 from errorcount.batch import BatchCommitter
-from errorcount.config import Config
+from errorcount.config import Config, topics
 from errorcount.errors import ConfigError, JobStop
 from errorcount.parse import Classify, Contract, classify_lines_df
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
@@ -63,13 +63,13 @@ class QueryFailed(Exception):
 
 @dataclass(frozen=True)
 class Resume:
-    """Where a new query starts: the offsets MySQL stores (after any ON_DATA_LOSS=skip), the
-    topic's partitions and ID, and Spark's startingOffsets JSON for them."""
+    """Where a new query starts: the offsets MySQL stores (after any ON_DATA_LOSS=skip), how many
+    partitions the topics have, Spark's startingOffsets JSON for them and each topic's ID."""
 
-    stored: dict[int, int]
+    stored: offsets.Position
     partitions: int
     starting_offsets: str
-    topic_id: str
+    topic_ids: dict[str, str]
 
 
 class Job:
@@ -119,7 +119,7 @@ class Job:
         conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
         try:
             series = SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series) if cfg.group_by else None
-            job_store = store.Store(conn, cfg.job_name, cfg.kafka_topic, cfg.counts_table, self.hooks, series)
+            job_store = store.Store(conn, cfg.job_name, topics(cfg), cfg.counts_table, self.hooks, series)
             self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
             sharing = self.mysql("claiming the counts table", lambda: job_store.claim_counts_table(cfg.share_counts_table))
             if sharing:
@@ -130,7 +130,7 @@ class Job:
             endpoint = watch.endpoint(cfg)
             epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
-            listener = progress.install(self.spark, cfg.kafka_topic)
+            listener = progress.install(self.spark)
             self.watch = watch.build(cfg, session.jvm(self.spark), lambda: listener.ends)
             self.watch.leased(epoch)
             if series:
@@ -162,41 +162,54 @@ class Job:
                 self.sleep(delay)
 
     def prepare(self, job_store: store.Store) -> Resume:
-        """Reads the stored offsets and the topic, settles data loss, a recreated topic and partitions
-        seen for the first time (offsets.plan_start), stores the outcome: where a new query starts."""
+        """Reads the stored offsets and the topics, settles data loss, recreated topics and partitions
+        seen for the first time (offsets.plan_start, per topic), stores the outcome: where a new
+        query starts."""
         cfg = self.cfg
         stored, ids = self.mysql("reading stored offsets", job_store.load_position)
         try:  # a topic missing at the first start is a config error; one deleted under the job may come back
-            topic = retry("reading topic metadata", lambda: topic_metadata.describe_topic(self.spark, cfg, self.identity),
+            found = retry("reading topic metadata", lambda: topic_metadata.describe_topics(self.spark, cfg, self.identity),
                           cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable) and (
                               self.queries > 0 or not isinstance(error, topic_metadata.TopicMissing)), self.sleep)
         except topic_metadata.TopicMissing as missing:
             raise ConfigError(str(missing)) from None
-        plan = offsets.plan_start(cfg.kafka_topic, stored, {i for i in ids if i is not None}, topic.topic_id,
-                                  topic.partitions, topic.earliest, topic.latest, cfg.starting_offsets,
-                                  cfg.on_data_loss == "skip")
+        # STARTING_OFFSETS applies at the job's first start only: a topic first seen later is read from its start.
+        default = cfg.starting_offsets if not stored else "earliest"
+        plans = {topic: self.plan_topic(topic, state, offsets.in_topic(stored, topic), ids.get(topic, set()), default)
+                 for topic, state in found.items()}
+        target = {tp: o for topic, plan in plans.items() for tp, o in offsets.of_topic(topic, plan.offsets).items()}
+        skipped = [gap for plan in plans.values() for gap in plan.skipped]
+        topic_ids = {topic: state.topic_id for topic, state in found.items()}
+        if target != stored or skipped or any(None in ids.get(topic, set()) for topic in found):
+            self.mysql("storing where the job starts", lambda: job_store.settle(stored, target, topic_ids, skipped))
+        partitions = {topic: state.partitions for topic, state in found.items()}
+        log.info("job %r: topics %s, resuming from %s", cfg.job_name,
+                 ", ".join(f"{topic!r} (ID {state.topic_id}, partitions {state.partitions})" for topic, state in found.items()),
+                 logline.format_value(target))
+        return Resume(target, sum(len(p) for p in partitions.values()), offsets.starting_offsets_json(partitions, target),
+                      topic_ids)
+
+    def plan_topic(self, topic: str, state: topic_metadata.TopicState, stored: dict[int, int], ids: set[str | None],
+                   default: str) -> offsets.StartPlan:
+        """One topic's offsets.plan_start, logged: adopted IDs, skipped gaps, partitions seen for the first time."""
+        plan = offsets.plan_start(topic, stored, {i for i in ids if i is not None}, state.topic_id, state.partitions,
+                                  state.earliest, state.latest, default, self.cfg.on_data_loss == "skip")
         if None in ids:
             log.info("topic %r: adopting its current topic ID %s for offsets stored before topic IDs were kept",
-                     cfg.kafka_topic, topic.topic_id)
-        if plan.offsets != stored or plan.skipped or None in ids:
-            self.mysql("storing where the job starts", lambda: job_store.settle(stored, plan.offsets, topic.topic_id,
-                                                                                plan.skipped))
+                     topic, state.topic_id)
         for gap in plan.skipped:
             log.warning("topic %r partition %d: skipped from offset %d to %d, as ON_DATA_LOSS=skip allows: %s",
-                        cfg.kafka_topic, gap.partition, gap.stored, gap.resume, gap.why)
+                        topic, gap.partition, gap.stored, gap.resume, gap.why)
         if plan.resolved:
-            rule = f"STARTING_OFFSETS={cfg.starting_offsets}" if not stored else "their earliest: the job has offsets"
+            rule = f"STARTING_OFFSETS={default}" if default != "earliest" or not stored else "their earliest"
             log.info("topic %r: partitions %s seen for the first time start at %s (%s), stored",
-                     cfg.kafka_topic, sorted(plan.resolved), dict(sorted(plan.resolved.items())), rule)
-        log.info("job %r: topic %r (ID %s) partitions %s, resuming from %s", cfg.job_name, cfg.kafka_topic,
-                 topic.topic_id, topic.partitions, dict(sorted(plan.offsets.items())))
-        start = offsets.starting_offsets_json(cfg.kafka_topic, topic.partitions, plan.offsets)
-        return Resume(plan.offsets, len(topic.partitions), start, topic.topic_id)
+                     topic, sorted(plan.resolved), dict(sorted(plan.resolved.items())), rule)
+        return plan
 
     def run_query(self, job_store: store.Store, resume: Resume) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
             committer = BatchCommitter(self.cfg, job_store, resume.stored, resume.partitions, self.retention, location,
-                                       self.watch, topic_id=resume.topic_id, topic_now=self.identity.current)
+                                       self.watch, topic_ids=resume.topic_ids, topic_now=self.identity.current)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             lines = self.classify(source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets), Contract.of(self.cfg))
@@ -217,5 +230,5 @@ class Job:
                 raise QueryFailed("the query stopped by itself")
             stored = committer.stop()  # after the in-flight batch, if any, committed or rolled back
             query.stop()
-            log.info("stopped cleanly at a batch boundary; stored offsets %s", dict(sorted(stored.items())))
+            log.info("stopped cleanly at a batch boundary; stored offsets %s", logline.format_value(stored))
             return errors.EXIT_OK

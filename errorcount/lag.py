@@ -9,22 +9,21 @@ topic is idle. Time behind: now minus the Kafka timestamp of the newest record c
 batch's one Spark job returns it with its other aggregates).
 """
 
-import json
+from errorcount.offsets import Position, TopicPartition, from_spark_json
 
 
-def end_offsets(latest_offset: str | None, topic: str) -> dict[int, int] | None:
-    """The topic's end offsets from a progress event's sources[].latestOffset JSON text
-    ({"topic": {"0": 123, ...}}); None when the event has none for the topic."""
+def end_offsets(latest_offset: str | None) -> Position | None:
+    """The topics' end offsets from a progress event's sources[].latestOffset JSON text
+    ({"topic": {"0": 123, ...}, ...}); None when the event has none."""
     if not latest_offset:
         return None
     try:
-        found = json.loads(latest_offset).get(topic)
-    except (ValueError, AttributeError):
+        return from_spark_json(latest_offset)
+    except (ValueError, AttributeError, TypeError):
         return None
-    return {int(partition): int(offset) for partition, offset in found.items()} if isinstance(found, dict) else None
 
 
-def records_behind(ends: dict[int, int] | None, committed: dict[int, int]) -> dict[int, int] | None:
+def records_behind(ends: Position | None, committed: Position) -> dict[TopicPartition, int] | None:
     """Per partition, the records between the committed next offset and the end offset (never
     negative: the end offsets may be older than the commit); None when the ends are unknown."""
     if ends is None:

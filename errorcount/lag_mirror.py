@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from errorcount.offsets import Position
 from errorcount.retry import first_line
 
 log = logging.getLogger("errorcount.lag_mirror")
@@ -42,23 +43,23 @@ def reason(error: Exception) -> str:
 
 
 class OffsetMirror:
-    """Writes {partition: next offset} of `topic` to `group` from its own thread."""
+    """Writes the next offset of every topic and partition to `group` from its own thread."""
 
-    def __init__(self, jvm, properties: dict[str, str], group: str, topic: str,
+    def __init__(self, jvm, properties: dict[str, str], group: str,
                  failed: Callable[[], None] = lambda: None, refresh_s: float = REFRESH_S, every_s: float = EVERY_S):
-        self.jvm, self.properties, self.group, self.topic = jvm, properties, group, topic
+        self.jvm, self.properties, self.group = jvm, properties, group
         self.failed, self.refresh_s, self.every_s = failed, refresh_s, every_s
         self.failures = 0
-        self.written: dict[int, int] | None = None  # the offsets the group holds since the last write
-        self._pending: dict[int, int] | None = None
-        self._last: dict[int, int] | None = None
+        self.written: Position | None = None  # the offsets the group holds since the last write
+        self._pending: Position | None = None
+        self._last: Position | None = None
         self._closed = False
         self._wake = threading.Condition()
         self._admin: Any = None  # a JVM Admin client, created at the first write
         self._thread = threading.Thread(target=self._run, name="errorcount-lag-mirror", daemon=True)
         self._thread.start()
 
-    def offer(self, offsets: dict[int, int]) -> None:
+    def offer(self, offsets: Position) -> None:
         """The offsets just committed to MySQL (returns at once)."""
         with self._wake:
             self._pending = dict(offsets)
@@ -96,7 +97,7 @@ class OffsetMirror:
                 self._last = offsets
                 self._write(offsets)
 
-    def _write(self, offsets: dict[int, int]) -> None:
+    def _write(self, offsets: Position) -> None:
         try:
             self._alter(offsets)
             self.written = dict(offsets)
@@ -108,7 +109,7 @@ class OffsetMirror:
                         "give KAFKA_LAG_GROUP a group of its own (or empty to turn this off)", self.group,
                         reason(error))
 
-    def _alter(self, offsets: dict[int, int]) -> None:
+    def _alter(self, offsets: Position) -> None:
         jvm = self.jvm
         if self._admin is None:
             props = jvm.java.util.Properties()
@@ -116,8 +117,8 @@ class OffsetMirror:
                 props.setProperty(key, value)
             self._admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
         java_offsets = jvm.java.util.HashMap()
-        for partition, offset in sorted(offsets.items()):
-            java_offsets.put(jvm.org.apache.kafka.common.TopicPartition(self.topic, partition),
+        for (topic, partition), offset in sorted(offsets.items()):
+            java_offsets.put(jvm.org.apache.kafka.common.TopicPartition(topic, partition),
                              jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))
         seconds = jvm.java.util.concurrent.TimeUnit.SECONDS
         self._admin.alterConsumerGroupOffsets(self.group, java_offsets).all().get(TIMEOUT_S, seconds)

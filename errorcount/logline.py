@@ -4,19 +4,23 @@ make chaos read a driver's log only through parse(); the driver writes them only
 A line is `<UTC time> <LEVEL> <logger>: <event> <number>: key=value ...` with no space in a value:
 
     2026-11-22 09:27:34,505 INFO errorcount.batch: batch 12: records=500 errors=80 rejected=3
-        dead_letters=3 minutes=7 offsets=0:10,1:12 plan=one-task count_ms=40 commit_ms=8 batch_ms=55
+        dead_letters=3 minutes=7 offsets=logs-0:10,logs-1:12 plan=one-task count_ms=40 commit_ms=8
+        batch_ms=55
     2026-11-22 09:27:34,600 INFO errorcount.progress: spark batch 12: rows=500 trigger_ms=105 ...
 
-    2026-11-22 09:27:30,100 INFO errorcount: query 1: epoch=4 resuming=0:10,1:12
+    2026-11-22 09:27:30,100 INFO errorcount: query 1: epoch=4 resuming=logs-0:10,logs-1:12
 
-(one line each; wrapped here). `batch` is one committed micro-batch, `spark batch` Spark's own
-timing of it (errorcount/progress.py), `query N` the Nth streaming query this driver started (a
-query that fails is started again from MySQL's offsets: query 2, 3, ...).
+(one line each; wrapped here). Offsets are topic-partition:next offset, partitions named as Kafka
+names them. `batch` is one committed micro-batch, `spark batch` Spark's own timing of it
+(errorcount/progress.py), `query N` the Nth streaming query this driver started (a query that
+fails is started again from MySQL's offsets: query 2, 3, ...).
 """
 
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from errorcount.offsets import Position, TopicPartition
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"  # asctime in UTC: errorcount/main.py
 BATCH, SPARK_BATCH, QUERY = "batch", "spark batch", "query"
@@ -50,9 +54,13 @@ class Record:
     def integer(self, key: str) -> int:
         return int(self.fields[key])
 
-    def offsets(self, key: str = "offsets") -> dict[int, int]:
-        text = self.fields[key]
-        return {int(p): int(o) for p, o in (pair.split(":") for pair in text.split(","))} if text else {}
+    def offsets(self, key: str = "offsets") -> Position:
+        found = {}
+        for pair in self.fields[key].split(",") if self.fields[key] else []:
+            name, offset = pair.rsplit(":", 1)
+            topic, partition = name.rsplit("-", 1)  # a topic name may hold '-': the partition follows the last
+            found[TopicPartition(topic, int(partition))] = int(offset)
+        return found
 
 
 def parse(text: str, event: str = BATCH) -> list[Record]:

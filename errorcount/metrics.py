@@ -9,6 +9,7 @@ import logging
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
 from errorcount.errors import ConfigError
+from errorcount.offsets import Position, TopicPartition
 
 log = logging.getLogger("errorcount.metrics")
 SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
@@ -22,7 +23,7 @@ class JobMetrics:
         self.registry = r = CollectorRegistry()
         self.job = job
         one = ["job_name"]
-        per_partition = ["job_name", "partition"]
+        per_partition = ["job_name", "topic", "partition"]
         self.batches = Counter("errorcount_batches", "Committed micro-batches", one, registry=r)
         self.records = Counter("errorcount_records", "Kafka records committed", one, registry=r)
         self.error_lines = Counter("errorcount_error_lines", "Records counted as errors", one, registry=r)
@@ -66,7 +67,7 @@ class JobMetrics:
                               "free port, or 0 to turn the endpoint off") from None
         log.info("metrics: serving Prometheus metrics on http://%s:%d/metrics", host, port)
 
-    def committed(self, *, records: int, errors: int, rejected: int, dead_letters: int, offsets: dict[int, int],
+    def committed(self, *, records: int, errors: int, rejected: int, dead_letters: int, offsets: Position,
                   batch_s: float, commit_s: float, now_s: float) -> None:
         j = self.job
         self.batches.labels(j).inc()
@@ -76,8 +77,8 @@ class JobMetrics:
         self.dead_letters.labels(j).inc(dead_letters)
         self.batch_seconds.labels(j).observe(batch_s)
         self.commit_seconds.labels(j).observe(commit_s)
-        for partition, offset in offsets.items():
-            self.offsets.labels(j, str(partition)).set(offset)
+        for (topic, partition), offset in offsets.items():
+            self.offsets.labels(j, topic, str(partition)).set(offset)
         self.last_commit.labels(j).set(now_s)
 
     def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
@@ -85,9 +86,9 @@ class JobMetrics:
         self.series_limit.labels(self.job).set(limit)
         self.overflow_lines.labels(self.job).inc(overflow_lines)
 
-    def behind(self, records: dict[int, int] | None, seconds: float | None) -> None:
+    def behind(self, records: dict[TopicPartition, int] | None, seconds: float | None) -> None:
         if records is not None:
-            for partition, count in records.items():
-                self.lag.labels(self.job, str(partition)).set(count)
+            for (topic, partition), count in records.items():
+                self.lag.labels(self.job, topic, str(partition)).set(count)
         if seconds is not None:
             self.lag_seconds.labels(self.job).set(seconds)

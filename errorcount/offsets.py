@@ -3,6 +3,7 @@
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from errorcount.errors import DataLossError
 
@@ -10,16 +11,50 @@ EARLIEST, LATEST = -2, -1  # Spark's startingOffsets sentinels
 _EPOCH = datetime(1970, 1, 1)
 
 
-def starting_offsets_json(topic: str, partitions: list[int], stored: dict[int, int]) -> str:
-    """startingOffsets for every current partition (Spark requires all): the stored next offset
-    (plan_start has stored one for every partition; earliest for one added since, as Spark does)."""
-    return json.dumps({topic: {str(p): stored.get(p, EARLIEST) for p in sorted(partitions)}})
+class TopicPartition(NamedTuple):
+    """One partition of one topic: what every offset of the job is keyed by. Written as Kafka
+    writes it, topic-partition (a topic name may hold '-'; the partition is after the last one)."""
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+Position = dict[TopicPartition, int]  # next offset to read, per topic and partition
+
+
+def of_topic(topic: str, offsets: dict[int, int]) -> Position:
+    """{partition: offset} of one topic as a Position."""
+    return {TopicPartition(topic, p): o for p, o in offsets.items()}
+
+
+def in_topic(position: Position, topic: str) -> dict[int, int]:
+    """The {partition: offset} of `topic` in a Position."""
+    return {tp.partition: o for tp, o in position.items() if tp.topic == topic}
+
+
+def from_spark_json(text: str) -> Position:
+    """A Position from Spark's offsets JSON ({"topic": {"0": 123, ...}, ...}). ValueError, TypeError
+    or AttributeError when the text is not that shape."""
+    return {TopicPartition(str(topic), int(p)): int(o) for topic, found in json.loads(text).items()
+            for p, o in found.items()}
+
+
+def starting_offsets_json(partitions: dict[str, list[int]], stored: Position) -> str:
+    """startingOffsets for every current partition of every topic (Spark requires all): the stored
+    next offset (plan_start has stored one for every partition; earliest for one added since, as
+    Spark does)."""
+    return json.dumps({topic: {str(p): stored.get(TopicPartition(topic, p), EARLIEST) for p in sorted(found)}
+                       for topic, found in sorted(partitions.items())})
 
 
 @dataclass(frozen=True)
 class Gap:
     """A stored offset Kafka can no longer serve: `resume` is where reading can go on."""
 
+    topic: str
     partition: int
     stored: int
     resume: int
@@ -38,10 +73,10 @@ def find_gaps(topic: str, stored: dict[int, int], earliest: dict[int, int], late
                                 "no longer exists (topic deleted or recreated with fewer partitions). Check the topic; "
                                 "to go on without it, an admin deletes that kafka_offsets row.")
         if offset < earliest[partition]:
-            gaps.append(Gap(partition, offset, earliest[partition],
+            gaps.append(Gap(topic, partition, offset, earliest[partition],
                             f"{earliest[partition] - offset} records deleted before they were counted (retention?)"))
         elif offset > latest[partition]:
-            gaps.append(Gap(partition, offset, earliest[partition],
+            gaps.append(Gap(topic, partition, offset, earliest[partition],
                             f"stored offset beyond the partition's end {latest[partition]} (topic recreated?)"))
     return gaps
 
@@ -53,16 +88,17 @@ def describe_gaps(topic: str, gaps: list[Gap]) -> str:
             "offsets, restart with ON_DATA_LOSS=skip (the skipped ranges are recorded in skipped_offsets).")
 
 
-def check_no_overlap(expected: dict[int, int], ranges: dict[int, tuple[int, int]]) -> None:
+def check_no_overlap(expected: Position, ranges: dict[TopicPartition, tuple[int, int]]) -> None:
     """A batch must start at or after the stored next offset of each partition; anything
     earlier would be counted twice. Later starts are normal (transaction markers, compaction)."""
     for partition, (low, _high) in sorted(ranges.items()):
         if partition in expected and low < expected[partition]:
-            raise DataLossError(f"batch starts at offset {low} of partition {partition}, before the stored "
+            raise DataLossError(f"batch starts at offset {low} of topic {partition.topic!r} partition "
+                                f"{partition.partition}, before the stored "
                                 f"next offset {expected[partition]}: refusing to count records twice.")
 
 
-def advance(expected: dict[int, int], ranges: dict[int, tuple[int, int]]) -> dict[int, int]:
+def advance(expected: Position, ranges: dict[TopicPartition, tuple[int, int]]) -> Position:
     """Next offsets after a batch: max offset + 1 where the batch had records, else unchanged."""
     return {**expected, **{partition: high + 1 for partition, (_low, high) in ranges.items()}}
 
@@ -70,7 +106,7 @@ def advance(expected: dict[int, int], ranges: dict[int, tuple[int, int]]) -> dic
 BEFORE, AFTER, OTHER = "not applied", "applied", "fenced"
 
 
-def stored_state(stored: dict[int, int], before: dict[int, int], after: dict[int, int] | None) -> str:
+def stored_state(stored: Position, before: Position, after: Position | None) -> str:
     """Whose offsets MySQL holds for a transaction that moves `before` to `after`: BEFORE (it has
     not applied: go ahead, or commit again), AFTER (it has applied, perhaps late), OTHER (another
     writer's: fenced). `before` wins where the two are equal (a start that stores nothing new)."""
@@ -79,8 +115,7 @@ def stored_state(stored: dict[int, int], before: dict[int, int], after: dict[int
     return AFTER if after is not None and stored == after else OTHER
 
 
-def batch_end(expected: dict[int, int], ranges: dict[int, tuple[int, int]],
-              planned: dict[int, int] | None) -> dict[int, int]:
+def batch_end(expected: Position, ranges: dict[TopicPartition, tuple[int, int]], planned: Position | None) -> Position:
     """Next offsets after a batch: the end Spark planned for it (`planned`, from the checkpoint's
     offset log), which also covers what a read_committed reader never sees at the end of a batch:
     a transaction's commit or abort marker, an aborted transaction's records. Without a plan, or
@@ -116,7 +151,7 @@ def plan_start(topic: str, stored: dict[int, int], stored_ids: set[str], current
     resolves 'latest' again and skips what arrived meanwhile."""
     others = stored_ids - {current_id}
     if stored and others:
-        gaps = [Gap(p, o, earliest.get(p, 0), f"topic recreated: its ID was {'/'.join(sorted(others))}, now {current_id}; "
+        gaps = [Gap(topic, p, o, earliest.get(p, 0), f"topic recreated: its ID was {'/'.join(sorted(others))}, now {current_id}; "
                     "what the old topic held from the stored offset on was never counted")
                 for p, o in sorted(stored.items())]
         if not skip:

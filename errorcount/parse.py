@@ -107,8 +107,8 @@ def register_classifier(spark: SparkSession, contract: Contract) -> str:
 
 
 def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
-    """In: Kafka rows (value, partition, offset[, timestamp]).
-    Out: partition, offset, minute (long epoch minute or null), is_error (boolean),
+    """In: Kafka rows (value, topic, partition, offset[, timestamp]).
+    Out: topic, partition, offset, minute (long epoch minute or null), is_error (boolean),
     reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null),
     series (an ERROR row's GROUP_BY values joined by dimensions.SEPARATOR; null for other rows and
     without GROUP_BY), and timestamp (the Kafka record's) when the input has it.
@@ -129,10 +129,10 @@ def classify_stages(function: str, codes: Outcomes) -> list[list]:
     """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field."""
     code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
     rejected = (code != codes.valid) & (code != codes.error)
-    return [["partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")],
-            ["partition", "offset", "value", F.col("classified").getField("packed").alias("packed"),
+    return [["topic", "partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")],
+            ["topic", "partition", "offset", "value", F.col("classified").getField("packed").alias("packed"),
              F.col("classified").getField("series").alias("series")],
-            ["partition", "offset",
+            ["topic", "partition", "offset",
              F.when(~rejected, F.shiftright("packed", codes.code_bits)).alias("minute"),
              (code == codes.error).alias("is_error"),
              reject_reason_of(code, codes.reasons).alias("reject_reason"),

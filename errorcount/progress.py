@@ -7,6 +7,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQueryListener
 
 from errorcount import lag, logline
+from errorcount.offsets import Position
 
 log = logging.getLogger("errorcount.progress")
 
@@ -26,12 +27,11 @@ def progress_line(batch_id: int, rows: int, durations: dict[str, int]) -> str:
 class ProgressLogger(StreamingQueryListener):
     """Logs each progress event that carried records; idle triggers are not logged. Events
     arrive on Spark's listener bus, after the batch: nothing here slows a batch down. Keeps the
-    topic's end offsets of the newest event (`ends`, for errorcount/lag.py)."""
+    topics' end offsets of the newest event (`ends`, for errorcount/lag.py)."""
 
-    def __init__(self, topic: str = ""):
+    def __init__(self):
         super().__init__()
-        self.topic = topic
-        self.ends: dict[int, int] | None = None
+        self.ends: Position | None = None
 
     def onQueryStarted(self, event) -> None:
         pass
@@ -39,7 +39,7 @@ class ProgressLogger(StreamingQueryListener):
     def onQueryProgress(self, event) -> None:
         progress = event.progress
         for source in progress.sources:
-            ends = lag.end_offsets(source.latestOffset, self.topic)
+            ends = lag.end_offsets(source.latestOffset)
             if ends is not None:
                 self.ends = ends
         if progress.numInputRows:
@@ -52,7 +52,7 @@ class ProgressLogger(StreamingQueryListener):
         pass
 
 
-def install(spark: SparkSession, topic: str = "") -> ProgressLogger:
-    listener = ProgressLogger(topic)
+def install(spark: SparkSession) -> ProgressLogger:
+    listener = ProgressLogger()
     spark.streams.addListener(listener)
     return listener

@@ -187,14 +187,16 @@ class Retention:
     def __init__(self, days: int, clock=time.monotonic, series_days: int = 0):
         self.days, self.clock, self.series_days = days, clock, series_days
         self.due = clock()
-        self.resume_id = 0
+        self.resume_ids: dict[str, int] = {}  # per topic, where its next pass reads the ledger from
+        self.turn = 0  # passes go round the job's topics, one topic each
 
     def after_commit(self, job_store: store.Store) -> None:
         if not (self.days or self.series_days) or self.clock() < self.due:
             return
         try:
-            result = run_pass(job_store.conn, job_store.job, job_store.topic, job_store.epoch, self.days, self.resume_id,
-                              series_days=self.series_days)
+            topic = job_store.topics[self.turn % len(job_store.topics)]
+            result = run_pass(job_store.conn, job_store.job, topic, job_store.epoch, self.days,
+                              self.resume_ids.get(topic, 0), series_days=self.series_days)
         except Exception as error:
             log.warning("retention pass failed (%s); it changed nothing and counting carries on; next try in %d s",
                         error, IDLE_SECONDS)
@@ -203,5 +205,7 @@ class Retention:
         if result.removed or result.deleted:
             log.info("retention (%d days, per-dimension counts %d days): merged away %d ledger rows, deleted %d dead "
                      "letters and per-dimension counts", self.days, self.series_days, result.removed, result.deleted)
-        self.resume_id = result.resume_id
-        self.due = self.clock() + (0 if result.more else IDLE_SECONDS)
+        self.resume_ids[topic] = result.resume_id
+        if not result.more:
+            self.turn += 1  # the next topic's turn; a round over every topic waits IDLE_SECONDS
+        self.due = self.clock() + (0 if result.more or self.turn % len(job_store.topics) else IDLE_SECONDS)

@@ -43,8 +43,11 @@ NAMES = r"[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*"  # comma-separated, no entry emp
 SETTINGS: tuple[Setting, ...] = (
     Setting("KAFKA_BOOTSTRAP_SERVERS", str, "127.0.0.1:9092", "Kafka bootstrap servers, comma-separated",
             pattern=r"\S.*", shape="host:port[,host:port...]", group="Kafka"),
-    Setting("KAFKA_TOPIC", str, "app-logs", "topic holding one log event per record",
-            pattern=r"[A-Za-z0-9._-]{1,249}", shape="a valid Kafka topic name"),
+    Setting("KAFKA_TOPIC", str, "app-logs", "topic, or comma-separated topics, holding one log event per record",
+            note="One job reads every topic listed, each counted into the same tables; offsets, topic IDs and "
+                 "dead letters are kept per topic and partition (docs/operations.md, \"Pointing the job at your "
+                 "topics\"). A listed topic that does not exist at the first start is a config error (exit 2).",
+            pattern=r"[A-Za-z0-9._-]{1,249}( *, *[A-Za-z0-9._-]{1,249})*", shape="Kafka topic names, comma-separated"),
     Setting("JOB_NAME", str, "error-counter", "names this job's offsets in MySQL; one running instance per name",
             note="A second instance writing the same offsets is detected and stopped (\"fenced\", exit code 3).",
             pattern=r".{1,200}", shape="1 to 200 characters"),

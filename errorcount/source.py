@@ -26,6 +26,6 @@ def source_options(cfg: Config, starting_offsets: str) -> dict[str, str]:
 
 
 def kafka_stream_df(spark: SparkSession, cfg: Config, starting_offsets: str) -> DataFrame:
-    """The streaming source. Out: partition, offset, value (binary), timestamp (the record's)."""
+    """The streaming source. Out: topic, partition, offset, value (binary), timestamp (the record's)."""
     return (spark.readStream.format("kafka").options(**source_options(cfg, starting_offsets)).load()
-            .select("partition", "offset", "value", "timestamp"))
+            .select("topic", "partition", "offset", "value", "timestamp"))

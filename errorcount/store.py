@@ -20,12 +20,13 @@ from errorcount import offsets, schema
 from errorcount.errors import ConfigError, FencedError
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.mysql import is_transient
-from errorcount.offsets import Gap, minute_key
+from errorcount.offsets import Gap, Position, TopicPartition, minute_key
 from errorcount.series import SeriesStore
 from errorcount.summary import BatchSummary
 
-SELECT_OFFSETS = ("SELECT kafka_partition, next_offset, topic_id FROM kafka_offsets "
-                  "WHERE job = %s AND topic = %s ORDER BY kafka_partition")
+# Every topic of the job: a topic no longer read keeps its rows, unchanged (Store.reads filters them out).
+SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id FROM kafka_offsets "
+                  "WHERE job = %s ORDER BY topic, kafka_partition")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 # VALUES(col) rather than a row alias: MariaDB 10.11 has no `AS new` (MySQL 8.4 only warns).
 UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s) "
@@ -115,14 +116,14 @@ class Reattempt:
 
 
 class Store:
-    """The job's MySQL transactions, one method each, on one connection for one job, topic and
+    """The job's MySQL transactions, one method each, on one connection for one job, its topics and
     counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it.
     `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default);
     `series` writes the per-dimension counts (GROUP_BY), when set."""
 
-    def __init__(self, conn: SteadyDBConnection, job: str, topic: str, counts_table: str = schema.COUNTS_TABLE,
+    def __init__(self, conn: SteadyDBConnection, job: str, topics: list[str], counts_table: str = schema.COUNTS_TABLE,
                  hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None):
-        self.conn, self.job, self.topic, self.counts_table, self.hooks = conn, job, topic, counts_table, hooks
+        self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, list(topics), counts_table, hooks
         self.series = series
         self.epoch = 0  # none taken yet
 
@@ -163,22 +164,25 @@ class Store:
         self.epoch = int(row[0])
         return self.epoch
 
-    def load_position(self) -> tuple[dict[int, int], set[str | None]]:
-        """Stored next offsets of this job and topic, {partition: next offset}, and the topic IDs they
+    def load_position(self) -> tuple[Position, dict[str, set[str | None]]]:
+        """Stored next offsets of this job on the topics it reads, and per topic the topic IDs they
         were stored under (None for rows stored before IDs were kept)."""
         with transaction(self.conn) as cursor:
-            cursor.execute(SELECT_OFFSETS, (self.job, self.topic))
-            rows = cursor.fetchall()
-        return {int(partition): int(offset) for partition, offset, _id in rows}, {topic_id for _p, _o, topic_id in rows}
+            cursor.execute(SELECT_OFFSETS, (self.job,))
+            rows = [row for row in cursor.fetchall() if row[0] in self.topics]
+        ids: dict[str, set[str | None]] = {}
+        for topic, _p, _o, topic_id in rows:
+            ids.setdefault(topic, set()).add(topic_id)
+        return {TopicPartition(topic, int(p)): int(o) for topic, p, o, _id in rows}, ids
 
-    def load_offsets(self) -> dict[int, int]:
-        """Stored next offsets of this job and topic: {partition: next offset}."""
+    def load_offsets(self) -> Position:
+        """Stored next offsets of this job on the topics it reads."""
         return self.load_position()[0]
 
-    def check_owner(self, cursor, expected: dict[int, int], applied: dict[int, int] | None = None) -> None:
+    def check_owner(self, cursor, expected: Position, applied: Position | None = None) -> None:
         """Locks the lease and offset rows; FencedError unless this instance still owns both, or
         AlreadyApplied when the offsets already are `applied` (what this transaction would store)."""
-        job, topic, epoch = self.job, self.topic, self.epoch
+        job, epoch = self.job, self.epoch
         cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
         row = cursor.fetchone()
         if row is None or int(row[0]) != epoch:
@@ -186,26 +190,26 @@ class Store:
             raise FencedError(f"job {job!r} was taken over by another instance ({holder}; this one had epoch {epoch}). "
                               "Nothing of this batch was committed; the newer instance carries on. "
                               "If that is unexpected, make sure one instance runs per JOB_NAME.")
-        cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job, topic))
-        stored = {int(partition): int(offset) for partition, offset, _id in cursor.fetchall()}
+        cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job,))
+        stored = {TopicPartition(t, int(p)): int(o) for t, p, o, _id in cursor.fetchall() if t in self.topics}
         state = offsets.stored_state(stored, expected, applied)
         if state == offsets.BEFORE:
             return
         if state == offsets.AFTER:
             raise AlreadyApplied()
         raise FencedError(
-            f"the stored offsets of job {job!r} on topic {topic!r} changed behind this driver "
-            f"(expected {expected}, found {stored}): another instance is writing this job. "
+            f"the stored offsets of job {job!r} changed behind this driver "
+            f"(expected {as_text(expected)}, found {as_text(stored)}): another instance is writing this job. "
             "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
 
-    def commit_batch(self, batch: BatchSummary, before: dict[int, int], after: dict[int, int],
-                     topic_id: str | None = None) -> bool:
+    def commit_batch(self, batch: BatchSummary, before: Position, after: Position,
+                     topic_ids: dict[str, str] | None = None) -> bool:
         """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
-        to the counts table (and per series, with GROUP_BY), store `after` (under `topic_id`), its
-        dead letters and the ledger row. Keys are written in sorted order so concurrent writers
-        cannot deadlock. False when MySQL already held `after` under this epoch (an earlier
+        to the counts table (and per series, with GROUP_BY), store `after` (each topic's under its ID
+        in `topic_ids`), its dead letters and its ledger rows (ledger_rows). Keys are written in
+        sorted order so concurrent writers cannot deadlock. False when MySQL already held `after` under this epoch (an earlier
         attempt's COMMIT applied late): nothing written."""
-        job, topic = self.job, self.topic
+        job, ids = self.job, topic_ids or {}
         written = None
         try:
             with transaction(self.conn, self.hooks) as cursor:
@@ -215,13 +219,12 @@ class Store:
                                        [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
                 if self.series and batch.series_counts:
                     written = self.series.write(cursor, batch.series_counts)
-                changed = sorted((p, o) for p, o in after.items() if before.get(p) != o)
-                cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o, topic_id) for p, o in changed])
+                changed = sorted((tp, o) for tp, o in after.items() if before.get(tp) != o)
+                cursor.executemany(UPSERT_OFFSETS, [(job, *tp, o, ids.get(tp.topic)) for tp, o in changed])
                 if batch.dead_letters:
-                    cursor.executemany(INSERT_REJECTED, [(job, topic, *letter) for letter in sorted(batch.dead_letters)])
-                cursor.execute(INSERT_LEDGER, (job, topic, self.epoch, batch.records, batch.errors, batch.rejected,
-                                               written.new_series if written else 0, written.overflow_lines if written else 0,
-                                               as_json(before), as_json(after)))
+                    cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
+                series = (written.new_series, written.overflow_lines) if written else (0, 0)
+                cursor.executemany(INSERT_LEDGER, ledger_rows(job, self.epoch, batch, before, after, series))
         except AlreadyApplied:
             return False
         except BaseException:
@@ -232,25 +235,44 @@ class Store:
             self.series.committed(written)
         return True
 
-    def settle(self, stored: dict[int, int], target: dict[int, int], topic_id: str, skipped: list[Gap]) -> None:
+    def settle(self, stored: Position, target: Position, topic_ids: dict[str, str], skipped: list[Gap]) -> None:
         """Before a query starts, in one transaction: records each skipped gap (one row per partition,
-        its own reason), stores `target` (partitions seen for the first time, skips) under `topic_id`,
-        and gives rows stored before topic IDs were kept the current one. Idempotent: run again after
+        its own reason), stores `target` (partitions seen for the first time, skips) under each topic's
+        ID in `topic_ids`, and gives rows stored before topic IDs were kept the current one. Idempotent: run again after
         a lost COMMIT that was applied, it finds `target` stored and does nothing."""
-        job, topic = self.job, self.topic
+        job = self.job
+        gapped = {TopicPartition(g.topic, g.partition) for g in skipped}
         try:
             with transaction(self.conn) as cursor:
                 self.check_owner(cursor, stored, applied=target)
-                for gap in sorted(skipped, key=lambda g: g.partition):
-                    cursor.execute(INSERT_SKIPPED, (job, topic, gap.partition, gap.stored, gap.resume,
+                for gap in sorted(skipped, key=lambda g: (g.topic, g.partition)):
+                    cursor.execute(INSERT_SKIPPED, (job, gap.topic, gap.partition, gap.stored, gap.resume,
                                                     f"ON_DATA_LOSS=skip: {gap.why}"[:REASON_CHARS]))
-                changed = sorted((p, o) for p, o in target.items()
-                                 if stored.get(p) != o or any(g.partition == p for g in skipped))
-                cursor.executemany(UPSERT_OFFSETS, [(job, topic, p, o, topic_id) for p, o in changed])
-                cursor.execute(ADOPT_TOPIC_ID, (topic_id, job, topic))
+                changed = sorted((tp, o) for tp, o in target.items() if stored.get(tp) != o or tp in gapped)
+                cursor.executemany(UPSERT_OFFSETS, [(job, *tp, o, topic_ids[tp.topic]) for tp, o in changed])
+                for topic, topic_id in sorted(topic_ids.items()):
+                    cursor.execute(ADOPT_TOPIC_ID, (topic_id, job, topic))
         except AlreadyApplied:
             pass
 
 
+def ledger_rows(job: str, epoch: int, batch: BatchSummary, before: Position, after: Position,
+                series: tuple[int, int]) -> list[tuple]:
+    """The batch's ledger rows: one per topic whose offsets it moved, with that topic's records,
+    ERROR lines and rejects, and its offsets before and after ({"partition": next offset}). The
+    series' figures (new series, overflow lines: the job's, not a topic's) are on the first row."""
+    moved = sorted({tp.topic for tp, o in after.items() if before.get(tp) != o})
+    rows = []
+    for number, topic in enumerate(moved):
+        records, errors, rejected = batch.per_topic.get(topic, (0, 0, 0))
+        rows.append((job, topic, epoch, records, errors, rejected, *(series if number == 0 else (0, 0)),
+                     as_json(offsets.in_topic(before, topic)), as_json(offsets.in_topic(after, topic))))
+    return rows
+
+
 def as_json(offsets: dict[int, int]) -> str:
     return json.dumps({str(p): o for p, o in sorted(offsets.items())})
+
+
+def as_text(position: Position) -> str:
+    return ", ".join(f"{tp}: {o}" for tp, o in sorted(position.items())) or "none"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession
 
 from errorcount import session
-from errorcount.config import Config
+from errorcount.config import Config, topics
 from errorcount.errors import ConfigError
 from errorcount.retry import first_line
 
@@ -21,8 +21,8 @@ class KafkaUnavailable(Exception):
 
 
 class TopicMissing(KafkaUnavailable):
-    """The topic does not exist: a config error at the first start; while the job runs (a topic
-    deleted under it) worth waiting for, up to RETRY_SECONDS."""
+    """A topic the job reads does not exist: a config error at the first start; while the job runs
+    (a topic deleted under it) worth waiting for, up to RETRY_SECONDS."""
 
 
 @dataclass(frozen=True)
@@ -44,13 +44,13 @@ def client_options(cfg: Config) -> dict[str, str]:
 
 
 def unavailable(cfg: Config, error: BaseException) -> "KafkaUnavailable":
-    return KafkaUnavailable(f"cannot read metadata of topic {cfg.kafka_topic!r} from {cfg.kafka_bootstrap_servers} "
+    return KafkaUnavailable(f"cannot read metadata of topic(s) {cfg.kafka_topic!r} from {cfg.kafka_bootstrap_servers} "
                             f"within {cfg.kafka_timeout} s ({first_line(error)}); check that Kafka is up and "
                             "KAFKA_BOOTSTRAP_SERVERS and the kafka.* security options are right")
 
 
 class TopicIdentity:
-    """Asks the broker for the topic's ID through one JVM admin client, kept for the driver's life:
+    """Asks the broker for the topics' IDs through one JVM admin client, kept for the driver's life:
     once at each start and once per batch, before its commit (a topic recreated under a running
     query must not be resumed mid-topic)."""
 
@@ -65,24 +65,29 @@ class TopicIdentity:
         except Exception as error:
             raise ConfigError(f"cannot create a Kafka admin client from the kafka.* options: {first_line(error)}") from None
 
-    def current(self) -> str | None:
-        """The topic's ID now; None if the topic does not exist. KafkaUnavailable if Kafka does not answer."""
-        names = self.jvm.java.util.Collections.singletonList(self.cfg.kafka_topic)
-        try:
-            described = self.admin.describeTopics(names).allTopicNames().get(
-                self.cfg.kafka_timeout, self.jvm.java.util.concurrent.TimeUnit.SECONDS)
-            return str(described.get(self.cfg.kafka_topic).topicId().toString())
-        except Exception as error:
-            if "UnknownTopicOrPartition" in str(error):
-                return None
-            raise unavailable(self.cfg, error) from None
+    def current(self) -> dict[str, str | None]:
+        """Each topic's ID now; None for a topic that does not exist. KafkaUnavailable if Kafka does not answer."""
+        found: dict[str, str | None] = {}
+        names = self.jvm.java.util.ArrayList()
+        for topic in topics(self.cfg):
+            names.add(topic)
+        for topic, future in self.admin.describeTopics(names).topicNameValues().items():
+            try:
+                found[str(topic)] = str(future.get(self.cfg.kafka_timeout, self.jvm.java.util.concurrent.TimeUnit.SECONDS)
+                                        .topicId().toString())
+            except Exception as error:
+                if "UnknownTopicOrPartition" not in str(error):
+                    raise unavailable(self.cfg, error) from None
+                found[str(topic)] = None
+        return found
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # the driver is stopping: nothing to do about a failed close
             self.admin.close(self.jvm.java.time.Duration.ofSeconds(5))
 
 
-def describe_topic(spark: SparkSession, cfg: Config, identity: TopicIdentity) -> TopicState:
+def describe_topics(spark: SparkSession, cfg: Config, identity: TopicIdentity) -> dict[str, TopicState]:
+    """Every topic the job reads as Kafka holds it now; TopicMissing naming those that do not exist."""
     jvm = session.jvm(spark)
     props = jvm.java.util.Properties()
     for name, value in client_options(cfg).items():
@@ -90,32 +95,36 @@ def describe_topic(spark: SparkSession, cfg: Config, identity: TopicIdentity) ->
     deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
     props.setProperty("key.deserializer", deserializer)
     props.setProperty("value.deserializer", deserializer)
-    timeout = jvm.java.time.Duration.ofSeconds(cfg.kafka_timeout)
     try:
         consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(props)
     except Exception as error:
         raise ConfigError(f"cannot create a Kafka client from the kafka.* options: {error}") from None
     try:
-        infos = consumer.partitionsFor(cfg.kafka_topic, timeout)
-        partitions = sorted(int(info.partition()) for info in infos)
-        if not partitions:
-            raise TopicMissing(f"topic {cfg.kafka_topic!r} does not exist on {cfg.kafka_bootstrap_servers}: "
-                               "create it (make topic) or fix KAFKA_TOPIC, then restart")
-        topic_partitions = jvm.java.util.ArrayList()
-        for partition in partitions:
-            topic_partitions.add(jvm.org.apache.kafka.common.TopicPartition(cfg.kafka_topic, partition))
-        earliest = consumer.beginningOffsets(topic_partitions, timeout)
-        latest = consumer.endOffsets(topic_partitions, timeout)
-        topic_id = identity.current()
-        if topic_id is None:
-            raise KafkaUnavailable(f"topic {cfg.kafka_topic!r} vanished while its metadata was read; trying again")
-        return TopicState(partitions=partitions,
-                          earliest={int(tp.partition()): int(earliest.get(tp)) for tp in topic_partitions},
-                          latest={int(tp.partition()): int(latest.get(tp)) for tp in topic_partitions},
-                          topic_id=topic_id)
+        ids = identity.current()
+        missing = [topic for topic, topic_id in ids.items() if topic_id is None]
+        if missing:
+            raise TopicMissing(f"topic(s) {', '.join(repr(t) for t in sorted(missing))} do not exist on "
+                               f"{cfg.kafka_bootstrap_servers}: create them (make topic) or fix KAFKA_TOPIC, then restart")
+        return {topic: describe_one(jvm, consumer, cfg, topic, str(ids[topic])) for topic in topics(cfg)}
     except (ConfigError, KafkaUnavailable):
         raise
     except Exception as error:
         raise unavailable(cfg, error) from None
     finally:
         consumer.close()
+
+
+def describe_one(jvm, consumer, cfg: Config, topic: str, topic_id: str) -> TopicState:
+    timeout = jvm.java.time.Duration.ofSeconds(cfg.kafka_timeout)
+    partitions = sorted(int(info.partition()) for info in consumer.partitionsFor(topic, timeout))
+    if not partitions:
+        raise KafkaUnavailable(f"topic {topic!r} vanished while its metadata was read; trying again")
+    topic_partitions = jvm.java.util.ArrayList()
+    for partition in partitions:
+        topic_partitions.add(jvm.org.apache.kafka.common.TopicPartition(topic, partition))
+    earliest = consumer.beginningOffsets(topic_partitions, timeout)
+    latest = consumer.endOffsets(topic_partitions, timeout)
+    return TopicState(partitions=partitions,
+                      earliest={int(tp.partition()): int(earliest.get(tp)) for tp in topic_partitions},
+                      latest={int(tp.partition()): int(latest.get(tp)) for tp in topic_partitions},
+                      topic_id=topic_id)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from errorcount import lag
 from errorcount.lag_mirror import OffsetMirror, admin_properties
 from errorcount.metrics import JobMetrics
+from errorcount.offsets import Position
 from errorcount.summary import BatchSummary
 
 log = logging.getLogger("errorcount.watch")
@@ -19,10 +20,10 @@ log = logging.getLogger("errorcount.watch")
 
 class Watch:
     def __init__(self, metrics: JobMetrics | None = None, mirror: OffsetMirror | None = None,
-                 ends: Callable[[], dict[int, int] | None] = lambda: None):
+                 ends: Callable[[], Position | None] = lambda: None):
         self.metrics, self.mirror, self.ends = metrics, mirror, ends
 
-    def committed(self, summary: BatchSummary, after: dict[int, int], batch_s: float,
+    def committed(self, summary: BatchSummary, after: Position, batch_s: float,
                   commit_s: float) -> tuple[int | None, float | None]:
         """Records this batch's commit; returns (records behind in all, seconds behind)."""
         now = time.time()
@@ -71,7 +72,7 @@ def endpoint(cfg, env: Mapping[str, str] = os.environ) -> str | None:
     return f"{host}:{cfg.metrics_port}"
 
 
-def build(cfg, jvm, ends: Callable[[], dict[int, int] | None]) -> Watch:
+def build(cfg, jvm, ends: Callable[[], Position | None]) -> Watch:
     """The Watch the settings ask for: metrics served when METRICS_PORT is set, the mirror unless
     KAFKA_LAG_GROUP is empty."""
     metrics = JobMetrics(cfg.job_name)
@@ -80,7 +81,7 @@ def build(cfg, jvm, ends: Callable[[], dict[int, int] | None]) -> Watch:
         log.info("metrics: this driver's endpoint is http://%s/metrics (stored with the lease)", endpoint(cfg))
     mirror = None
     if cfg.kafka_lag_group:
-        mirror = OffsetMirror(jvm, admin_properties(cfg), cfg.kafka_lag_group, cfg.kafka_topic,
+        mirror = OffsetMirror(jvm, admin_properties(cfg), cfg.kafka_lag_group,
                               failed=lambda: metrics.mirror_failures.labels(cfg.job_name).inc())
         log.info("lag mirror: committed offsets go to consumer group %r (never read back)", cfg.kafka_lag_group)
     return Watch(metrics, mirror, ends)

@@ -5,31 +5,34 @@ from chispa import assert_df_equality
 from pyspark.sql import Row
 
 from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
+from errorcount.offsets import TopicPartition
 from errorcount.parse import Contract, classify_lines_df
 from errorcount.summary import BatchSummary, every_dead_letter, summarize
 
-IN_SCHEMA = "partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, series string"
-OUT_SCHEMA = ("partition int, error_minute long, series string, dead_slot long, records long, rejected long, "
+IN_SCHEMA = ("topic string, partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, "
+             "series string")
+OUT_SCHEMA = ("topic string, partition int, error_minute long, series string, dead_slot long, records long, rejected long, "
               "min_offset long, max_offset long, reject_reason string, raw_value binary")
 
 
 def test_batch_summary_groups_errors_by_partition_and_minute(spark):
     rows = [
-        (0, 10, 100, True, None, None, "a"), (0, 11, 100, True, None, None, "a"), (0, 12, 101, True, None, None, "a"),
-        (0, 15, 100, True, None, None, "b"),                # another series of minute 100
-        (0, 13, 100, False, None, None, None),              # valid, not an ERROR
-        (0, 14, None, False, "bad_level", b"x ERR0R", None),  # rejected
-        (1, 7, 100, True, None, None, "a"),
-        (1, 9, None, False, "null_value", None, None),
-        (2, 0, None, False, "empty_line", b"", None),       # a partition with nothing but a rejected row
+        ("t", 0, 10, 100, True, None, None, "a"), ("t", 0, 11, 100, True, None, None, "a"),
+        ("t", 0, 12, 101, True, None, None, "a"),
+        ("t", 0, 15, 100, True, None, None, "b"),                # another series of minute 100
+        ("t", 0, 13, 100, False, None, None, None),              # valid, not an ERROR
+        ("t", 0, 14, None, False, "bad_level", b"x ERR0R", None),  # rejected
+        ("t", 1, 7, 100, True, None, None, "a"),
+        ("t", 1, 9, None, False, "null_value", None, None),
+        ("u", 0, 0, None, False, "empty_line", b"", None),       # another topic's partition 0: its own groups
     ]
     # Without dead-letter slots, rejected rows share their partition's non-ERROR group, and no
     # reason or raw value is picked.
     expected = [
-        (0, 100, "a", None, 2, 0, 10, 11, None, None), (0, 101, "a", None, 1, 0, 12, 12, None, None),
-        (0, 100, "b", None, 1, 0, 15, 15, None, None), (0, None, None, None, 2, 1, 13, 14, None, None),
-        (1, 100, "a", None, 1, 0, 7, 7, None, None), (1, None, None, None, 1, 1, 9, 9, None, None),
-        (2, None, None, None, 1, 1, 0, 0, None, None),
+        ("t", 0, 100, "a", None, 2, 0, 10, 11, None, None), ("t", 0, 101, "a", None, 1, 0, 12, 12, None, None),
+        ("t", 0, 100, "b", None, 1, 0, 15, 15, None, None), ("t", 0, None, None, None, 2, 1, 13, 14, None, None),
+        ("t", 1, 100, "a", None, 1, 0, 7, 7, None, None), ("t", 1, None, None, None, 1, 1, 9, 9, None, None),
+        ("u", 0, None, None, None, 1, 1, 0, 0, None, None),
     ]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
@@ -37,13 +40,13 @@ def test_batch_summary_groups_errors_by_partition_and_minute(spark):
 
 
 def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
-    rows = [(0, 14, None, False, "bad_level", b"a", None), (0, 15, None, False, "empty_line", b"", None),
-            (0, 16, None, False, "bad_level", b"c", None),   # same slot as 14 (16 mod 2): not kept
-            (0, 17, 100, True, None, None, None), (1, 3, None, False, "null_value", None, None)]
-    expected = [(0, None, None, 0, 2, 2, 14, 16, "bad_level", bytearray(b"a")),
-                (0, None, None, 1, 1, 1, 15, 15, "empty_line", bytearray(b"")),
-                (0, 100, None, None, 1, 0, 17, 17, None, None),
-                (1, None, None, 1, 1, 1, 3, 3, "null_value", None)]
+    rows = [("t", 0, 14, None, False, "bad_level", b"a", None), ("t", 0, 15, None, False, "empty_line", b"", None),
+            ("t", 0, 16, None, False, "bad_level", b"c", None),   # same slot as 14 (16 mod 2): not kept
+            ("t", 0, 17, 100, True, None, None, None), ("t", 1, 3, None, False, "null_value", None, None)]
+    expected = [("t", 0, None, None, 0, 2, 2, 14, 16, "bad_level", bytearray(b"a")),
+                ("t", 0, None, None, 1, 1, 1, 15, 15, "empty_line", bytearray(b"")),
+                ("t", 0, 100, None, None, 1, 0, 17, 17, None, None),
+                ("t", 1, None, None, 1, 1, 1, 3, 3, "null_value", None)]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, 2))
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
                        ignore_nullable=True)
@@ -51,12 +54,12 @@ def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
 
 def test_dead_letters_keep_reason_and_first_kib_through_parse_and_summary(spark):
     long_bad = b"x" * 3000
-    source = spark.createDataFrame([(0, 1, b"2024-01-01 10:00:00 ERROR ok"), (0, 2, None), (1, 3, long_bad),
-                                    (1, 4, b"2024-01-01 10:00:00 ERR0R"), (1, 5, None)],
-                                   "partition int, offset long, value binary")
+    source = spark.createDataFrame([("t", 0, 1, b"2024-01-01 10:00:00 ERROR ok"), ("t", 0, 2, None), ("t", 1, 3, long_bad),
+                                    ("t", 1, 4, b"2024-01-01 10:00:00 ERR0R"), ("t", 1, 5, None)],
+                                   "topic string, partition int, offset long, value binary")
     rows = classify_lines_df(source, Contract.with_settings()).transform(lambda df: batch_summary_df(df, 10)).collect()
-    kept = [(0, 2, "null_value", None), (1, 3, "bad_timestamp", long_bad[:1024]),
-            (1, 4, "bad_level", b"2024-01-01 10:00:00 ERR0R"), (1, 5, "null_value", None)]
+    kept = [("t", 0, 2, "null_value", None), ("t", 1, 3, "bad_timestamp", long_bad[:1024]),
+            ("t", 1, 4, "bad_level", b"2024-01-01 10:00:00 ERR0R"), ("t", 1, 5, "null_value", None)]
     assert summarize(rows, 1000).dead_letters == tuple(kept)
     assert summarize(rows, 2).dead_letters == tuple(kept[:2])
     assert (summarize(rows, 2).records, summarize(rows, 2).rejected) == (5, 4)
@@ -67,17 +70,21 @@ def test_dead_letter_slots_share_the_limit_between_partitions():
             dead_letter_slots(5, 8), dead_letter_slots(0, 4), dead_letter_slots(10, 0)] == [250, 334, 7, 1, 0, 10]
 
 
-def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None, series=None):
-    return Row(partition=partition, error_minute=minute, series=series, dead_slot=slot, records=records, rejected=rejected,
-               min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
+def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None, series=None,
+        topic="t"):
+    return Row(topic=topic, partition=partition, error_minute=minute, series=series, dead_slot=slot, records=records,
+               rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
 
 
 def test_summarize_adds_up_minutes_and_offset_ranges():
     summary = summarize([row(0, 100, 2, 0, 10, 11), row(0, None, 3, 1, 5, 20), row(1, 100, 4, 0, 0, 9),
                          row(1, 101, 1, 0, 3, 3), row(1, None, 2, 2, 12, 15, slot=0, reason="bad_level",
-                                                      raw=bytearray(b"?"))])
-    assert summary == BatchSummary(records=12, errors=7, rejected=3, minute_counts={100: 6, 101: 1},
-                                   ranges={0: (5, 20), 1: (0, 15)}, dead_letters=((1, 12, "bad_level", b"?"),))
+                                                      raw=bytearray(b"?")), row(0, 100, 1, 0, 4, 4, topic="u")])
+    assert summary == BatchSummary(records=13, errors=8, rejected=3, minute_counts={100: 7, 101: 1},
+                                   ranges={TopicPartition("t", 0): (5, 20), TopicPartition("t", 1): (0, 15),
+                                           TopicPartition("u", 0): (4, 4)},
+                                   dead_letters=(("t", 1, 12, "bad_level", b"?"),),
+                                   per_topic={"t": (12, 7, 3), "u": (1, 1, 0)})
 
 
 def test_summarize_adds_up_series_per_minute_across_partitions():
@@ -92,7 +99,8 @@ def test_summarize_of_nothing_is_empty():
 
 
 def test_rejected_rows_are_every_reject_with_its_reason_and_prefix(spark):
-    rows = [(0, 5, None, False, "bad_level", bytearray(b"x"), None), (1, 2, 100, True, None, None, "a"),
-            (0, 7, None, False, "null_value", None, None), (1, 9, None, False, "empty_line", bytearray(b""), None)]
+    rows = [("t", 0, 5, None, False, "bad_level", bytearray(b"x"), None), ("t", 1, 2, 100, True, None, None, "a"),
+            ("t", 0, 7, None, False, "null_value", None, None), ("s", 1, 9, None, False, "empty_line", bytearray(b""), None)]
     collected = rejected_rows_df(spark.createDataFrame(rows, IN_SCHEMA)).collect()
-    assert every_dead_letter(collected) == ((0, 5, "bad_level", b"x"), (0, 7, "null_value", None), (1, 9, "empty_line", b""))
+    assert every_dead_letter(collected) == (("s", 1, 9, "empty_line", b""), ("t", 0, 5, "bad_level", b"x"),
+                                            ("t", 0, 7, "null_value", None))

@@ -5,7 +5,7 @@ import pytest
 
 from errorcount.batch import APPLIED, FENCED, NOT_APPLIED, BatchCommitter, unknown_outcome
 from errorcount.config import load_config
-from errorcount.offsets import AFTER, BEFORE, stored_state
+from errorcount.offsets import AFTER, BEFORE, of_topic, stored_state
 from errorcount.retention import Retention
 from errorcount.store import Store
 
@@ -17,8 +17,8 @@ def offset_log(directory, batch_id: int, ends: dict[int, int]) -> None:
 
 
 def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_stored_ones(tmp_path):
-    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), Store(None, "job", "logs"), {0: 100, 1: 40}, 2,
-                               Retention(0), str(tmp_path))
+    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), Store(None, "job", ["logs"]),
+                               of_topic("logs", {0: 100, 1: 40}), 2, Retention(0), str(tmp_path))
     assert committer.planned_records(0) is None  # nothing in the offset log yet
     offset_log(tmp_path, 0, {0: 130, 1: 45})
     offset_log(tmp_path, 1, {0: 131, 1: 1045})
@@ -54,11 +54,12 @@ def test_a_late_applied_commit_is_read_as_not_applied_then_found_applied_by_the_
 
 def test_a_batch_read_from_a_topic_recreated_under_the_query_is_not_committed(tmp_path):
     from errorcount.batch import TopicRecreated
-    answers = iter(["ID-1", "ID-2", None])
-    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), Store(None, "job", "logs"), {0: 100}, 1, Retention(0),
-                               str(tmp_path), topic_id="ID-1", topic_now=lambda: next(answers))
-    committer.check_topic(7)  # still the topic the offsets belong to
+    answers = iter([{"logs": "ID-1", "more": "ID-M"}, {"logs": "ID-2", "more": "ID-M"}, {"logs": "ID-1", "more": None}])
+    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs,more"}), Store(None, "job", ["logs", "more"]),
+                               of_topic("logs", {0: 100}), 1, Retention(0), str(tmp_path),
+                               topic_ids={"logs": "ID-1", "more": "ID-M"}, topic_now=lambda: next(answers))
+    committer.check_topic(7)  # still the topics the offsets belong to
     with pytest.raises(TopicRecreated, match="batch 8: topic 'logs' now has ID ID-2, not ID-1"):
         committer.check_topic(8)
-    with pytest.raises(TopicRecreated, match="now has ID None"):  # deleted
+    with pytest.raises(TopicRecreated, match="batch 9: topic 'more' now has ID None"):  # deleted
         committer.check_topic(9)

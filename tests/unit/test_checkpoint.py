@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 from errorcount import checkpoint
+from errorcount.offsets import TopicPartition
 
 
 def dead_pid() -> int:
@@ -44,14 +45,18 @@ def test_sweep_removes_only_dead_drivers_directories(tmp_path):
 # An offset log entry as Spark 4.0 writes it for the Kafka source (metadata shortened).
 OFFSET_LOG = ('v1\n{"batchWatermarkMs":0,"batchTimestampMs":1795428778273,"conf":{"spark.sql.shuffle.partitions":"1"}}\n'
               '{"logs":{"0":505,"1":505,"2":500,"3":0}}')
+OFFSET_LOG_TOPICS = 'v1\n{"batchWatermarkMs":0}\n{"logs-b":{"1":9,"0":7},"logs":{"0":5}}'  # a source reading two topics
 
 
 def test_planned_offsets_reads_the_topics_end_offsets_or_nothing(tmp_path):
     (tmp_path / "offsets").mkdir()
     (tmp_path / "offsets" / "7").write_text(OFFSET_LOG)
     (tmp_path / "offsets" / "8").write_text("v1\n{}\n")  # a half-written entry (malformed)
-    assert checkpoint.planned_offsets(str(tmp_path), 7, "logs") == {0: 505, 1: 505, 2: 500, 3: 0}
-    assert checkpoint.planned_offsets(str(tmp_path), 7, "other") is None
-    assert checkpoint.planned_offsets(str(tmp_path), 8, "logs") is None
-    assert checkpoint.planned_offsets(str(tmp_path), 9, "logs") is None  # no entry
-    assert checkpoint.planned_offsets(str(tmp_path / "missing"), 7, "logs") is None
+    (tmp_path / "offsets" / "10").write_text(OFFSET_LOG_TOPICS)
+    assert checkpoint.planned_offsets(str(tmp_path), 7) == {TopicPartition("logs", p): o
+                                                            for p, o in enumerate((505, 505, 500, 0))}
+    assert checkpoint.planned_offsets(str(tmp_path), 10) == {TopicPartition("logs", 0): 5, TopicPartition("logs-b", 0): 7,
+                                                             TopicPartition("logs-b", 1): 9}
+    assert checkpoint.planned_offsets(str(tmp_path), 8) is None
+    assert checkpoint.planned_offsets(str(tmp_path), 9) is None  # no entry
+    assert checkpoint.planned_offsets(str(tmp_path / "missing"), 7) is None

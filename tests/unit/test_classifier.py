@@ -64,7 +64,8 @@ def test_a_setting_missing_by_name_fails_in_the_jvm(spark):
 
 def test_classify_lines_df_uses_the_contract_it_is_given(spark):
     """Two contracts in one session: each plan classifies under its own (no hidden registration)."""
-    source = spark.createDataFrame([(0, 0, b"2030-01-01 10:00:00 WARN a")], "partition int, offset long, value binary")
+    source = spark.createDataFrame([("logs", 0, 0, b"2030-01-01 10:00:00 WARN a")],
+                                   "topic string, partition int, offset long, value binary")
     warn = classify_lines_df(source, Contract.with_settings(ERROR_LEVELS="WARN"))
     plain = classify_lines_df(source, Contract.with_settings())
     assert [r["is_error"] for r in warn.collect()] == [True]

@@ -160,6 +160,6 @@ def test_labels_and_keys():
 
 def test_the_plan_calls_the_classifier_once_per_record(spark):
     contract = GROUPED["json"]
-    df = spark.createDataFrame([(0, 1, b"{}")], "partition int, offset long, value binary")
+    df = spark.createDataFrame([("logs", 0, 1, b"{}")], "topic string, partition int, offset long, value binary")
     plan = classify_lines_df(df, contract)._jdf.queryExecution().optimizedPlan().toString()
     assert plan.count(contract.function) == 1, plan

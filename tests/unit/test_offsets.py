@@ -5,6 +5,7 @@ import json
 import pytest
 
 from errorcount.errors import DataLossError
+from errorcount.offsets import TopicPartition as TP
 from errorcount.offsets import (
     advance,
     batch_end,
@@ -12,16 +13,18 @@ from errorcount.offsets import (
     describe_gaps,
     find_gaps,
     minute_key,
+    of_topic,
     plan_start,
     starting_offsets_json,
 )
 
 
 def test_starting_offsets_cover_every_partition():
-    result = json.loads(starting_offsets_json("logs", [2, 0, 1, 3], {0: 17, 1: 0, 2: 5, 3: 9}))
-    assert result == {"logs": {"0": 17, "1": 0, "2": 5, "3": 9}}
+    stored = {**of_topic("logs", {0: 17, 1: 0, 2: 5, 3: 9}), **of_topic("b", {0: 4}), **of_topic("gone", {0: 1})}
+    result = json.loads(starting_offsets_json({"logs": [2, 0, 1, 3], "b": [0]}, stored))
+    assert result == {"logs": {"0": 17, "1": 0, "2": 5, "3": 9}, "b": {"0": 4}}  # topics not read are not named
     # A partition added between the plan and the query: earliest, as Spark starts a new partition.
-    assert json.loads(starting_offsets_json("t", [0, 1], {1: 3})) == {"t": {"0": -2, "1": 3}}
+    assert json.loads(starting_offsets_json({"t": [0, 1]}, of_topic("t", {1: 3}))) == {"t": {"0": -2, "1": 3}}
 
 
 def test_a_batch_ends_where_spark_planned_it_past_markers_and_aborted_records():
@@ -92,12 +95,12 @@ def test_advance_does_not_modify_its_input():
 
 
 def test_overlap_with_stored_offsets_is_refused():
-    with pytest.raises(DataLossError, match="partition 1"):
-        check_no_overlap({0: 10, 1: 20}, {0: (10, 12), 1: (19, 25)})
+    with pytest.raises(DataLossError, match="offset 19 of topic 'b' partition 1, before the stored next offset 20"):
+        check_no_overlap({TP("a", 1): 10, TP("b", 1): 20}, {TP("a", 1): (10, 12), TP("b", 1): (19, 25)})
 
 
 def test_gaps_after_stored_offsets_are_accepted():
-    check_no_overlap({0: 10}, {0: (12, 15), 5: (0, 1)})  # transaction markers leave gaps
+    check_no_overlap({TP("a", 0): 10}, {TP("a", 0): (12, 15), TP("a", 5): (0, 1)})  # transaction markers leave gaps
 
 
 def test_a_vanished_partition_stops_the_job():
