@@ -32,12 +32,9 @@ class Running:
     rejected: int = 0
     minute_counts: dict[int, int] = field(default_factory=dict)
     ranges: dict[offsets.TopicPartition, tuple[int, int]] = field(default_factory=dict)
-    per_topic: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     def summary(self) -> BatchSummary:
-        topics = {tp.topic for tp in self.ranges}
-        per_topic = {topic: (self.records, self.errors, self.rejected) for topic in topics}  # one topic
-        return BatchSummary(self.records, self.errors, self.rejected, self.minute_counts, self.ranges, per_topic=per_topic)
+        return BatchSummary(self.records, self.errors, self.rejected, self.minute_counts, self.ranges)
 
 
 def parse_batch(messages, summary: Running) -> None:

@@ -119,8 +119,8 @@ def test_the_job_checks_its_counts_table_at_startup(admin):
     conn = job_connection()
     try:
         database = local_stack()["MYSQL_DATABASE"]
-        store.Store(conn, "j", "t").verify_schema(database)  # error_log: there
+        store.Store(conn, "j", ["t"]).verify_schema(database)  # error_log: there
         with pytest.raises(ConfigError, match=r"lacks table no_such_counts: .*COUNTS_TABLE"):
-            store.Store(conn, "j", "t", "no_such_counts").verify_schema(database)
+            store.Store(conn, "j", ["t"], "no_such_counts").verify_schema(database)
     finally:
         conn.close()

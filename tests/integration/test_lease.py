@@ -28,22 +28,22 @@ def now_ms() -> int:
 def test_reattempt_takes_the_lease_back_from_its_own_application(conn):
     job = unique("lease")
     submitted = now_ms() - 60_000
-    assert store.Store(conn, job, "t").acquire_lease(f"node1 pid 10 app {APP_A}") == 1
-    assert store.Store(conn, job, "t").acquire_lease(f"node2 pid 20 app {APP_A}", store.Reattempt(APP_A, submitted)) == 2
+    assert store.Store(conn, job, ["t"]).acquire_lease(f"node1 pid 10 app {APP_A}") == 1
+    assert store.Store(conn, job, ["t"]).acquire_lease(f"node2 pid 20 app {APP_A}", store.Reattempt(APP_A, submitted)) == 2
 
 
 def test_reattempt_does_not_take_the_job_from_a_newer_application(admin, conn):
     job = unique("lease")
     submitted_a = now_ms() - 60_000  # A was submitted a minute ago; B took the job just now
-    assert store.Store(conn, job, "t").acquire_lease(f"node1 pid 10 app {APP_A}") == 1
-    assert store.Store(conn, job, "t").acquire_lease(f"node3 pid 30 app {APP_B}") == 2
+    assert store.Store(conn, job, ["t"]).acquire_lease(f"node1 pid 10 app {APP_A}") == 1
+    assert store.Store(conn, job, ["t"]).acquire_lease(f"node3 pid 30 app {APP_B}") == 2
     with pytest.raises(FencedError, match="replaced this application") as fenced:
-        store.Store(conn, job, "t").acquire_lease(f"node4 pid 40 app {APP_A}", store.Reattempt(APP_A, submitted_a))
+        store.Store(conn, job, ["t"]).acquire_lease(f"node4 pid 40 app {APP_A}", store.Reattempt(APP_A, submitted_a))
     assert APP_B in fenced.value.message
     assert lease(admin, job) == (2, f"node3 pid 30 app {APP_B}")  # untouched: nothing committed
     # A prefix of another id is not the same application.
     with pytest.raises(FencedError):
-        store.Store(conn, job, "t").acquire_lease("n pid 1 app application_1700000000000_000",
+        store.Store(conn, job, ["t"]).acquire_lease("n pid 1 app application_1700000000000_000",
                            store.Reattempt("application_1700000000000_000", submitted_a))
 
 
@@ -51,10 +51,10 @@ def test_reattempt_takes_the_job_from_an_older_holder(conn):
     """Attempt 1 died before it took the lease: the holder is the previous deployment, which took
     the job before this application was submitted."""
     job = unique("lease")
-    assert store.Store(conn, job, "t").acquire_lease(f"node1 pid 10 app {APP_B}") == 1
+    assert store.Store(conn, job, ["t"]).acquire_lease(f"node1 pid 10 app {APP_B}") == 1
     submitted_a = now_ms() + 60_000  # submitted after B took the job (clock far ahead: no flake)
-    assert store.Store(conn, job, "t").acquire_lease(f"node2 pid 20 app {APP_A}", store.Reattempt(APP_A, submitted_a)) == 2
+    assert store.Store(conn, job, ["t"]).acquire_lease(f"node2 pid 20 app {APP_A}", store.Reattempt(APP_A, submitted_a)) == 2
 
 
 def test_reattempt_of_a_job_without_lease_takes_it(conn):
-    assert store.Store(conn, unique("lease"), "t").acquire_lease(f"n pid 1 app {APP_A}", store.Reattempt(APP_A, now_ms())) == 1
+    assert store.Store(conn, unique("lease"), ["t"]).acquire_lease(f"n pid 1 app {APP_A}", store.Reattempt(APP_A, now_ms())) == 1

@@ -178,10 +178,10 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
                                               r"error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
-            store.Store(conn, "j", "t").verify_schema(database)
+            store.Store(conn, "j", ["t"]).verify_schema(database)
         apply_schema(conn)
         apply_schema(conn)  # and again: a no-op
-        store.Store(conn, "j", "t").verify_schema(database)
+        store.Store(conn, "j", ["t"]).verify_schema(database)
         assert query(admin, f"SELECT records, batches, new_series, overflow_lines FROM `{database}`.ingest_batches") == [
             (10, 1, 0, 0)]
         assert query(admin, f"SELECT COUNT(*) FROM `{database}`.error_counts_by_label") == [(0,)]

@@ -15,6 +15,7 @@ import pytest
 from errorcount import mysql, store
 from errorcount.config import load_config
 from errorcount.errors import EXIT_UNAVAILABLE
+from errorcount.offsets import of_topic
 from errorcount.summary import BatchSummary
 from errorcount.testkit import samples
 from errorcount.tools import produce
@@ -88,13 +89,13 @@ def test_names_with_quotes_and_unicode_round_trip(admin):
     topic = "t'ö\"🚀"
     conn = job_connection()  # the local stack's port, database and user, whatever the process environment holds
     try:
-        job_store = store.Store(conn, job, topic)
+        job_store = store.Store(conn, job, [topic])
         epoch = job_store.acquire_lease("test ünïcode owner")
         assert job_store.acquire_lease("again") == epoch + 1
-        batch = BatchSummary(records=14, rejected=1, dead_letters=((3, 8, "bad_level", "é'\"".encode()),))
-        job_store.commit_batch(batch, {}, {0: 5, 3: 9})
-        assert job_store.load_offsets() == {0: 5, 3: 9}
-        assert store.Store(conn, job.upper(), topic).load_offsets() == {}  # byte-wise: a different job
+        batch = BatchSummary(records=14, rejected=1, dead_letters=((topic, 3, 8, "bad_level", "é'\"".encode()),))
+        job_store.commit_batch(batch, {}, of_topic(topic, {0: 5, 3: 9}))
+        assert job_store.load_offsets() == of_topic(topic, {0: 5, 3: 9})
+        assert store.Store(conn, job.upper(), [topic]).load_offsets() == {}  # byte-wise: a different job
         with conn.cursor() as cursor:
             cursor.execute("SELECT job, topic, records FROM ingest_batches WHERE job = %s", (job,))
             assert cursor.fetchall() == ((job, topic, 14),)
