@@ -173,9 +173,7 @@ class Job:
                               self.queries > 0 or not isinstance(error, topic_metadata.TopicMissing)), self.sleep)
         except topic_metadata.TopicMissing as missing:
             raise ConfigError(str(missing)) from None
-        # STARTING_OFFSETS applies at the job's first start only: a topic first seen later is read from its start.
-        default = cfg.starting_offsets if not stored else "earliest"
-        plans = {topic: self.plan_topic(topic, state, offsets.in_topic(stored, topic), ids.get(topic, set()), default)
+        plans = {topic: self.plan_topic(topic, state, offsets.in_topic(stored, topic), ids.get(topic, set()), not stored)
                  for topic, state in found.items()}
         target = {tp: o for topic, plan in plans.items() for tp, o in offsets.of_topic(topic, plan.offsets).items()}
         skipped = [gap for plan in plans.values() for gap in plan.skipped]
@@ -190,8 +188,11 @@ class Job:
                       topic_ids)
 
     def plan_topic(self, topic: str, state: topic_metadata.TopicState, stored: dict[int, int], ids: set[str | None],
-                   default: str) -> offsets.StartPlan:
-        """One topic's offsets.plan_start, logged: adopted IDs, skipped gaps, partitions seen for the first time."""
+                   first_start: bool) -> offsets.StartPlan:
+        """One topic's offsets.plan_start, logged: adopted IDs, skipped gaps, partitions seen for the
+        first time. STARTING_OFFSETS applies at the job's first start only (nothing stored for any of
+        its topics): a topic or partition first seen later is read from its first offset."""
+        default = self.cfg.starting_offsets if first_start else "earliest"
         plan = offsets.plan_start(topic, stored, {i for i in ids if i is not None}, state.topic_id, state.partitions,
                                   state.earliest, state.latest, default, self.cfg.on_data_loss == "skip")
         if None in ids:
@@ -201,7 +202,7 @@ class Job:
             log.warning("topic %r partition %d: skipped from offset %d to %d, as ON_DATA_LOSS=skip allows: %s",
                         topic, gap.partition, gap.stored, gap.resume, gap.why)
         if plan.resolved:
-            rule = f"STARTING_OFFSETS={default}" if default != "earliest" or not stored else "their earliest"
+            rule = f"STARTING_OFFSETS={default}" if first_start else "their earliest: the job has offsets"
             log.info("topic %r: partitions %s seen for the first time start at %s (%s), stored",
                      topic, sorted(plan.resolved), dict(sorted(plan.resolved.items())), rule)
         return plan

@@ -103,8 +103,9 @@ def describe_topics(spark: SparkSession, cfg: Config, identity: TopicIdentity) -
         ids = identity.current()
         missing = [topic for topic, topic_id in ids.items() if topic_id is None]
         if missing:
-            raise TopicMissing(f"topic(s) {', '.join(repr(t) for t in sorted(missing))} do not exist on "
-                               f"{cfg.kafka_bootstrap_servers}: create them (make topic) or fix KAFKA_TOPIC, then restart")
+            named = ", ".join(repr(t) for t in sorted(missing))
+            raise TopicMissing((f"topic {named} does not exist" if len(missing) == 1 else f"topics {named} do not exist")
+                               + f" on {cfg.kafka_bootstrap_servers}: create it (make topic) or fix KAFKA_TOPIC, then restart")
         return {topic: describe_one(jvm, consumer, cfg, topic, str(ids[topic])) for topic in topics(cfg)}
     except (ConfigError, KafkaUnavailable):
         raise

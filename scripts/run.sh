@@ -27,7 +27,12 @@ ensure_local_stack() {
   esac
 }
 
-create_topic() { "$PY" -m errorcount.tools.kafka_admin create-topic "$KAFKA_TOPIC" "${TOPIC_PARTITIONS:-3}"; }
+create_topic() {  # each topic KAFKA_TOPIC lists
+  local names topic; IFS=, read -r -a names <<< "$KAFKA_TOPIC"
+  for topic in "${names[@]}"; do
+    "$PY" -m errorcount.tools.kafka_admin create-topic "${topic// /}" "${TOPIC_PARTITIONS:-3}"
+  done
+}
 
 run_job() {
   # A stop request before spark-submit runs ends the wrapper cleanly: nothing has started.

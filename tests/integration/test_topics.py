@@ -1,0 +1,90 @@
+"""One job over a list of topics (KAFKA_TOPIC=a,b), against the real broker and server: every
+topic counted exactly into the same tables, offsets, ledger rows and dead letters kept per topic,
+and a listed topic that does not exist refused by name."""
+
+from datetime import datetime
+
+import pytest
+
+from errorcount.testkit import samples
+from errorcount.tools import kafka_admin, produce
+from tests.support import error_log, query, stored_offsets, unique, wait_until
+
+START = datetime(2031, 7, 1, 8, 0)
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+
+
+def per_topic_ledger(admin, job: str) -> dict[str, tuple[int, int, int]]:
+    rows = query(admin, "SELECT topic, SUM(records), SUM(error_lines), SUM(rejected) FROM ingest_batches "
+                        "WHERE job = %s GROUP BY topic", (job,))
+    return {topic: (int(records), int(errors), int(rejected)) for topic, records, errors, rejected in rows}
+
+
+def expected_ledger(events: list[samples.Event]) -> tuple[int, int, int]:
+    return len(events), sum(1 for e in events if e.error_minute), sum(1 for e in events if e.rejected)
+
+
+def test_a_list_of_two_topics_is_counted_exactly_and_resumes(clean_error_log, make_topic, start_driver):
+    admin = clean_error_log
+    first, second, job = make_topic(partitions=2), make_topic(partitions=3), unique("job")
+    written = {first: samples.generate("app", 1500, seed=21, start=START, minutes=30),
+               second: samples.generate("app", 1000, seed=22, start=START, minutes=30)}
+    for topic, events in written.items():
+        produce.produce(topic, events)
+
+    def caught_up(driver) -> bool:
+        driver.check_alive()
+        return all(stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic) for topic in written)
+
+    # Small batches: most of them hold records of both topics.
+    driver = start_driver(job, f"{first}, {second}", env={"MAX_OFFSETS_PER_TRIGGER": "600"})
+    wait_until(lambda: caught_up(driver), 240, "the job to catch up on both topics")
+    assert error_log(admin) == samples.expected_counts(written[first] + written[second])
+    assert per_topic_ledger(admin, job) == {topic: expected_ledger(events) for topic, events in written.items()}
+    dead = query(admin, "SELECT topic, COUNT(*) FROM rejected_lines WHERE job = %s GROUP BY topic", (job,))
+    assert {topic: int(n) for topic, n in dead} == {topic: expected_ledger(events)[2] for topic, events in written.items()}
+    assert driver.stop() == 0, driver.log()[-3000:]
+
+    more = samples.generate("app", 700, seed=23, start=START, minutes=30)  # one topic only, the same minutes
+    produce.produce(second, more)
+    written[second] = written[second] + more
+    restarted = start_driver(job, f"{first},{second}")
+    wait_until(lambda: caught_up(restarted), 240, "the restarted job to catch up")
+    assert error_log(admin) == samples.expected_counts(written[first] + written[second])
+    assert per_topic_ledger(admin, job) == {topic: expected_ledger(events) for topic, events in written.items()}
+    assert restarted.stop() == 0, restarted.log()[-3000:]
+
+
+def test_a_listed_topic_that_does_not_exist_is_a_config_error_naming_it(clean_error_log, make_topic, start_driver):
+    present, missing = make_topic(partitions=1), unique("no-such-topic")
+    driver = start_driver(unique("job"), f"{present},{missing}", env={"RUN_CREATE_TOPIC": "0"})
+    assert driver.wait(120) == 2
+    assert f"topic '{missing}' does not exist" in driver.log()
+    assert error_log(clean_error_log) == {}
+
+
+def test_a_topic_added_to_the_list_is_counted_from_its_first_record_and_the_first_resumes(
+        clean_error_log, make_topic, start_driver):
+    """Moving a job from one topic to a list: the first topic resumes where it stood (nothing
+    counted twice), the added one is counted from its first record even with STARTING_OFFSETS=latest
+    (that setting applies at a job's first start only)."""
+    admin = clean_error_log
+    first, added, job = make_topic(partitions=2), make_topic(partitions=2), unique("job")
+    written = {first: samples.generate("app", 500, seed=31, start=START, minutes=10)}
+    produce.produce(first, written[first])
+    driver = start_driver(job, first, env={"STARTING_OFFSETS": "earliest"})
+    wait_until(lambda: driver.check_alive() or stored_offsets(admin, job, first) == kafka_admin.end_offsets(first), 240,
+               "the job to catch up on its one topic")
+    assert driver.stop() == 0, driver.log()[-3000:]
+
+    more, other = (samples.generate("app", n, seed=seed, start=START, minutes=10) for n, seed in ((300, 32), (400, 33)))
+    produce.produce(first, more)
+    produce.produce(added, other)
+    written = {first: written[first] + more, added: other}
+    moved = start_driver(job, f"{first},{added}", env={"STARTING_OFFSETS": "latest"})
+    wait_until(lambda: moved.check_alive() or all(stored_offsets(admin, job, t) == kafka_admin.end_offsets(t) for t in written),
+               240, "the job to catch up on both topics")
+    assert error_log(admin) == samples.expected_counts(written[first] + written[added])
+    assert per_topic_ledger(admin, job) == {topic: expected_ledger(events) for topic, events in written.items()}
+    assert "partitions [0, 1] seen for the first time start at {0: 0, 1: 0} (their earliest: the job has offsets)" in moved.log()
+    assert moved.stop() == 0, moved.log()[-3000:]
