@@ -66,8 +66,8 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
     assert metrics[("errorcount_error_lines_total", label)] == errors == sum(error_log(admin).values())
     assert metrics[("errorcount_rejected_records_total", label)] == rejected
     for partition, offset in stored.items():
-        assert metrics[("errorcount_committed_offset", f'{label},partition="{partition}"')] == offset
-        assert metrics[("errorcount_lag_records", f'{label},partition="{partition}"')] == 0
+        assert metrics[("errorcount_committed_offset", f'{label},partition="{partition}",topic="{topic}"')] == offset
+        assert metrics[("errorcount_lag_records", f'{label},partition="{partition}",topic="{topic}"')] == 0
     assert metrics[("errorcount_lag_mirror_failures_total", label)] == 0
     assert metrics[("errorcount_epoch", label)] == 1
     assert (metrics[("errorcount_series", label)], metrics[("errorcount_series_limit", label)]) == (1, 1)
