@@ -74,9 +74,11 @@ class BatchCommitter:
 
     def __init__(self, cfg: Config, job_store: store.Store, stored: offsets.Position, partitions: int,
                  retention: Retention, checkpoint: str, watch: Watch | None = None,
-                 topic_ids: dict[str, str] | None = None, topic_now: Callable[[], dict[str, str | None]] | None = None):
+                 topic_ids: dict[str, str] | None = None,
+                 topic_now: Callable[[list[str]], dict[str, str | None]] | None = None):
         self.cfg, self.store = cfg, job_store
-        self.topic_ids, self.topic_now = topic_ids or {}, topic_now  # the topics' IDs at start; asking Kafka for them now
+        self.topic_ids = dict(topic_ids or {})  # each topic's ID when the query first read it
+        self.topic_now = topic_now  # asks Kafka for topics' IDs now
         self.watch = watch or Watch()
         self.retention = retention
         self.checkpoint = checkpoint
@@ -121,7 +123,7 @@ class BatchCommitter:
         if after == self.expected:
             return
         offsets.check_no_overlap(self.expected, summary.ranges)
-        self.check_topic(batch_id)
+        self.check_topic(batch_id, {tp.topic for tp in after})
         counted = time.monotonic()
         self.store.hooks.fail("query_fails")
         self.store.hooks.crash("before_transaction")
@@ -140,7 +142,7 @@ class BatchCommitter:
             plan="one-task" if one_task else "parallel", count_ms=int((counted - started) * 1000),
             commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000),
             lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
-        self.retention.after_commit(self.store)
+        self.retention.after_commit(self.store, sorted({tp.topic for tp in after}))
 
     def planned_records(self, batch_id: int, ends: offsets.Position | None = None) -> int | None:
         """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
@@ -152,17 +154,25 @@ class BatchCommitter:
             return None  # e.g. a partition without a stored offset, starting at 'earliest'
         return sum(max(end - starts[partition], 0) for partition, end in ends.items())
 
-    def check_topic(self, batch_id: int) -> None:
+    def check_topic(self, batch_id: int, topics: set[str]) -> None:
         """After the batch was read, before it commits: each topic must still be the one its offsets
-        belong to (a topic deleted and recreated under the running query would be read mid-topic)."""
-        if self.topic_now is None:
+        belong to (a topic deleted and recreated under the running query would be read mid-topic).
+        A topic of the batch new to the query (created while it runs, under a pattern) gets its ID
+        now, to be stored with its offsets."""
+        ask = self.topic_now
+        if ask is None:
             return
-        now = retry("reading the topics' IDs", self.topic_now, self.cfg.retry_seconds,
+        names = sorted(self.topic_ids.keys() | topics)
+        now = retry("reading the topics' IDs", lambda: ask(names), self.cfg.retry_seconds,
                     lambda error: isinstance(error, topic_metadata.KafkaUnavailable))
-        for topic, topic_id in sorted(self.topic_ids.items()):
-            if now.get(topic) != topic_id:
-                raise TopicRecreated(f"batch {batch_id}: topic {topic!r} now has ID {now.get(topic)}, not {topic_id} "
-                                     "as at start (deleted or recreated): nothing of this batch is committed")
+        for topic in names:
+            if topic not in self.topic_ids and now.get(topic) is not None:
+                log.info("topic %r (ID %s) appeared while the job runs: read from its first record", topic, now[topic])
+                self.topic_ids[topic] = str(now[topic])
+            elif now.get(topic) != self.topic_ids.get(topic):
+                raise TopicRecreated(f"batch {batch_id}: topic {topic!r} now has ID {now.get(topic)}, not "
+                                     f"{self.topic_ids.get(topic)} as when it was first read (deleted or recreated): "
+                                     "nothing of this batch is committed")
 
     def commit(self, summary: BatchSummary, after: offsets.Position, batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection

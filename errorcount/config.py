@@ -199,14 +199,23 @@ def validate(merged: dict[str, str], kafka_options: dict[str, str]) -> Config:
     if app_lines and not all(re.fullmatch(r"[A-Za-z]+", name.strip()) for name in values["error_levels"].split(",")):
         raise ConfigError(f"ERROR_LEVELS must be ASCII letters for app lines (LEVEL is letters), got "
                           f"{values['error_levels']!r}; list level names such as ERROR,FATAL")
-    values["kafka_topic"] = canonical_topics(values["kafka_topic"])
+    if values["kafka_topic_pattern"] and values["kafka_topic"] == BY_NAME["KAFKA_TOPIC"].default:
+        values["kafka_topic"] = ""  # the pattern replaces the default topic
+    values["kafka_topic"] = canonical_topics(values["kafka_topic"], values["kafka_topic_pattern"])
     values["group_by"] = dimensions.canonical(values["group_by"], values)
     values["kafka_lag_group"] = values["kafka_lag_group"].replace("<job>", values["job_name"])
     return Config(**values, kafka_options=kafka_options)
 
 
-def canonical_topics(text: str) -> str:
-    """KAFKA_TOPIC as the job keeps it: the names without spaces, each once (ConfigError otherwise)."""
+def canonical_topics(text: str, pattern: str) -> str:
+    """KAFKA_TOPIC as the job keeps it: the names without spaces, each once; exactly one of it and
+    KAFKA_TOPIC_PATTERN set (ConfigError otherwise)."""
+    if bool(text) == bool(pattern):
+        raise ConfigError("set one of KAFKA_TOPIC (a topic or a list) and KAFKA_TOPIC_PATTERN (a regex), not "
+                          + (f"both (KAFKA_TOPIC={text}): leave KAFKA_TOPIC unset to read the pattern" if text
+                             else "neither"))
+    if not text:
+        return ""
     names = [name.strip() for name in text.split(",")]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
@@ -215,8 +224,8 @@ def canonical_topics(text: str) -> str:
 
 
 def topics(cfg: Config) -> list[str]:
-    """The topics the job reads (KAFKA_TOPIC), in the order given."""
-    return cfg.kafka_topic.split(",")
+    """The topics KAFKA_TOPIC lists, in the order given (none with KAFKA_TOPIC_PATTERN)."""
+    return cfg.kafka_topic.split(",") if cfg.kafka_topic else []
 
 
 def check_tls(values: dict) -> None:

@@ -12,6 +12,7 @@ class Config:
 
     kafka_bootstrap_servers: str  # KAFKA_BOOTSTRAP_SERVERS
     kafka_topic: str  # KAFKA_TOPIC
+    kafka_topic_pattern: str  # KAFKA_TOPIC_PATTERN
     job_name: str  # JOB_NAME
     mysql_host: str  # MYSQL_HOST
     mysql_port: int  # MYSQL_PORT

@@ -31,12 +31,13 @@ from errorcount import (
     watch,
 )
 from errorcount.batch import BatchCommitter
-from errorcount.config import Config, topics
+from errorcount.config import Config
 from errorcount.errors import ConfigError, JobStop
 from errorcount.parse import Classify, Contract, classify_lines_df
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
 from errorcount.series import SeriesStore
 from errorcount.stop_marker import StopMarker
+from errorcount.subscription import Subscription
 from errorcount.watch import Watch
 
 log = logging.getLogger("errorcount")
@@ -76,7 +77,8 @@ class Job:
     """`classify` turns the Kafka source's rows into classified lines (errorcount/parse.py's
     classify_lines_df; the bench passes its naive UDF variant)."""
 
-    identity: topic_metadata.TopicIdentity  # asks Kafka for the topic's ID; made once the lease is taken
+    identity: topic_metadata.TopicIdentity  # asks Kafka for the topics' IDs; made once the lease is taken
+    subscription: Subscription  # the topics read (KAFKA_TOPIC or KAFKA_TOPIC_PATTERN)
 
     def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event,
                  classify: Classify = classify_lines_df, hooks: faults.Hooks = faults.NO_FAULTS):
@@ -119,7 +121,8 @@ class Job:
         conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
         try:
             series = SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series) if cfg.group_by else None
-            job_store = store.Store(conn, cfg.job_name, topics(cfg), cfg.counts_table, self.hooks, series)
+            self.subscription = Subscription.of(cfg, session.jvm(self.spark))
+            job_store = store.Store(conn, cfg.job_name, self.subscription, cfg.counts_table, self.hooks, series)
             self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
             sharing = self.mysql("claiming the counts table", lambda: job_store.claim_counts_table(cfg.share_counts_table))
             if sharing:
@@ -168,24 +171,47 @@ class Job:
         cfg = self.cfg
         stored, ids = self.mysql("reading stored offsets", job_store.load_position)
         try:  # a topic missing at the first start is a config error; one deleted under the job may come back
-            found = retry("reading topic metadata", lambda: topic_metadata.describe_topics(self.spark, cfg, self.identity),
+            found = retry("reading topic metadata", self.read_topics,
                           cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable) and (
                               self.queries > 0 or not isinstance(error, topic_metadata.TopicMissing)), self.sleep)
         except topic_metadata.TopicMissing as missing:
             raise ConfigError(str(missing)) from None
+        skipped = [gap for topic in sorted({tp.topic for tp in stored} - found.keys())  # deleted, under a pattern
+                   for gap in offsets.plan_gone(topic, offsets.in_topic(stored, topic), str(self.subscription),
+                                                cfg.on_data_loss == "skip")]
         plans = {topic: self.plan_topic(topic, state, offsets.in_topic(stored, topic), ids.get(topic, set()), not stored)
                  for topic, state in found.items()}
         target = {tp: o for topic, plan in plans.items() for tp, o in offsets.of_topic(topic, plan.offsets).items()}
-        skipped = [gap for plan in plans.values() for gap in plan.skipped]
+        for gap in skipped:
+            log.warning("topic %r partition %d: given up at offset %d, as ON_DATA_LOSS=skip allows: %s",
+                        gap.topic, gap.partition, gap.stored, gap.why)
+        skipped += [gap for plan in plans.values() for gap in plan.skipped]
         topic_ids = {topic: state.topic_id for topic, state in found.items()}
         if target != stored or skipped or any(None in ids.get(topic, set()) for topic in found):
             self.mysql("storing where the job starts", lambda: job_store.settle(stored, target, topic_ids, skipped))
         partitions = {topic: state.partitions for topic, state in found.items()}
-        log.info("job %r: topics %s, resuming from %s", cfg.job_name,
-                 ", ".join(f"{topic!r} (ID {state.topic_id}, partitions {state.partitions})" for topic, state in found.items()),
-                 logline.format_value(target))
-        return Resume(target, sum(len(p) for p in partitions.values()), offsets.starting_offsets_json(partitions, target),
-                      topic_ids)
+        if not found:
+            log.info("job %r: %s matches no topic yet: waiting; a matching topic created later is read from its "
+                     "first record", cfg.job_name, self.subscription)
+        else:
+            log.info("job %r: topics %s, resuming from %s", cfg.job_name, ", ".join(
+                f"{topic!r} (ID {state.topic_id}, partitions {state.partitions})" for topic, state in found.items()),
+                logline.format_value(target))
+        # No topic yet (a pattern): any that appears before Spark first lists them starts at its first record.
+        start = offsets.starting_offsets_json(partitions, target) if found else "earliest"
+        return Resume(target, sum(len(p) for p in partitions.values()), start, topic_ids)
+
+    def read_topics(self) -> dict[str, topic_metadata.TopicState]:
+        """The topics read now, as Kafka holds them: the listed ones (TopicMissing for one that does
+        not exist), or those the pattern matches (one deleted while listed: try again)."""
+        subscription = self.subscription
+        names = subscription.current(self.identity.list_topics() if subscription.is_pattern else ())
+        try:
+            return topic_metadata.describe_topics(self.spark, self.cfg, self.identity, names)
+        except topic_metadata.TopicMissing as missing:
+            if subscription.is_pattern:
+                raise topic_metadata.KafkaUnavailable(f"{missing} (listed a moment ago); trying again") from None
+            raise
 
     def plan_topic(self, topic: str, state: topic_metadata.TopicState, stored: dict[int, int], ids: set[str | None],
                    first_start: bool) -> offsets.StartPlan:
@@ -213,7 +239,8 @@ class Job:
                                        self.watch, topic_ids=resume.topic_ids, topic_now=self.identity.current)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
-            lines = self.classify(source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets), Contract.of(self.cfg))
+            stream = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets, self.subscription)
+            lines = self.classify(stream, Contract.of(self.cfg))
             query = (lines.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")
                      .option("checkpointLocation", "file://" + location)

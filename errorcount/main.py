@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None, classify: Classify = classify_lines_df) 
     try:
         cfg = load_config(sys.argv[1:] if argv is None else argv, os.environ)
         logging.getLogger().setLevel(cfg.log_level)
-        log.info("errorcount %s, job %r, topics %r", __version__, cfg.job_name, cfg.kafka_topic)
+        log.info("errorcount %s, job %r, topics %r", __version__, cfg.job_name, cfg.kafka_topic or cfg.kafka_topic_pattern)
         spark = build_session(cfg)
         install_signal_handlers(stop)  # again: SparkContext put its own SIGINT handler in place
         try:

@@ -169,6 +169,18 @@ def plan_start(topic: str, stored: dict[int, int], stored_ids: set[str], current
     return StartPlan({**stored, **{gap.partition: gap.resume for gap in gaps}, **resolved}, gaps, resolved, False)
 
 
+def plan_gone(topic: str, stored: dict[int, int], subscription: str, skip: bool) -> list[Gap]:
+    """A topic the job has offsets of that no longer exists (deleted under a pattern): what it held
+    from the stored offsets on may never have been counted. DataLossError unless `skip`, which gives
+    the topic up (a Gap per partition, to be recorded; a topic created later under the name is new)."""
+    if not skip:
+        raise DataLossError(f"topic {topic!r} ({subscription}) no longer exists, but the job has offsets of it "
+                            f"({dict(sorted(stored.items()))}): what it held after them may never have been counted. "
+                            "To go on without it, restart with ON_DATA_LOSS=skip (recorded in skipped_offsets; a "
+                            "topic created later under this name is read from its first record).")
+    return [Gap(topic, p, o, o, "topic deleted while the job had offsets of it; given up") for p, o in sorted(stored.items())]
+
+
 def minute_key(epoch_minute: int) -> str:
     """Epoch minute -> 'YYYY-MM-DD HH:MM:00' for a MySQL DATETIME (no time zone involved)."""
     return (_EPOCH + timedelta(minutes=epoch_minute)).strftime("%Y-%m-%d %H:%M:00")

@@ -190,11 +190,12 @@ class Retention:
         self.resume_ids: dict[str, int] = {}  # per topic, where its next pass reads the ledger from
         self.turn = 0  # passes go round the job's topics, one topic each
 
-    def after_commit(self, job_store: store.Store) -> None:
-        if not (self.days or self.series_days) or self.clock() < self.due:
+    def after_commit(self, job_store: store.Store, topics: list[str]) -> None:
+        """`topics`: those the job has offsets of (a pass prunes one topic's ledger rows and dead letters)."""
+        if not (self.days or self.series_days) or self.clock() < self.due or not topics:
             return
         try:
-            topic = job_store.topics[self.turn % len(job_store.topics)]
+            topic = topics[self.turn % len(topics)]
             result = run_pass(job_store.conn, job_store.job, topic, job_store.epoch, self.days,
                               self.resume_ids.get(topic, 0), series_days=self.series_days)
         except Exception as error:
@@ -208,4 +209,4 @@ class Retention:
         self.resume_ids[topic] = result.resume_id
         if not result.more:
             self.turn += 1  # the next topic's turn; a round over every topic waits IDLE_SECONDS
-        self.due = self.clock() + (0 if result.more or self.turn % len(job_store.topics) else IDLE_SECONDS)
+        self.due = self.clock() + (0 if result.more or self.turn % len(topics) else IDLE_SECONDS)

@@ -2,11 +2,13 @@
 
 from pyspark.sql import DataFrame, SparkSession
 
-from errorcount.config import Config
+from errorcount.config import Config, topics
+from errorcount.subscription import Subscription
 
 
-def source_options(cfg: Config, starting_offsets: str) -> dict[str, str]:
-    """Options of Spark's Kafka source: the kafka.* pass-through (security settings) included."""
+def source_options(cfg: Config, starting_offsets: str, subscription: Subscription | None = None) -> dict[str, str]:
+    """Options of Spark's Kafka source: the kafka.* pass-through (security settings) included.
+    `subscription`: the topics (default: KAFKA_TOPIC's list)."""
     # 500 records per poll (Kafka's default) makes Spark's reader poll thousands of times per
     # batch; 10000 read a backlog ~30 % faster (make bench). At the end of the log, a reader's
     # fetch waits up to fetch.max.wait.ms (500) for new records, and the next read on that pooled
@@ -17,7 +19,7 @@ def source_options(cfg: Config, starting_offsets: str) -> dict[str, str]:
                **cfg.kafka_options, "kafka.bootstrap.servers": cfg.kafka_bootstrap_servers,
                # Records of aborted or still open transactions are never read (docs/design.md).
                "kafka.isolation.level": "read_committed",
-               "subscribe": cfg.kafka_topic, "startingOffsets": starting_offsets,
+               **(subscription or Subscription(topics(cfg))).source_options(), "startingOffsets": starting_offsets,
                # Lost records stop the query; the restart then decides (ON_DATA_LOSS).
                "failOnDataLoss": "true"}
     if cfg.max_offsets_per_trigger:
@@ -25,7 +27,8 @@ def source_options(cfg: Config, starting_offsets: str) -> dict[str, str]:
     return options
 
 
-def kafka_stream_df(spark: SparkSession, cfg: Config, starting_offsets: str) -> DataFrame:
+def kafka_stream_df(spark: SparkSession, cfg: Config, starting_offsets: str,
+                    subscription: Subscription | None = None) -> DataFrame:
     """The streaming source. Out: topic, partition, offset, value (binary), timestamp (the record's)."""
-    return (spark.readStream.format("kafka").options(**source_options(cfg, starting_offsets)).load()
+    return (spark.readStream.format("kafka").options(**source_options(cfg, starting_offsets, subscription)).load()
             .select("topic", "partition", "offset", "value", "timestamp"))

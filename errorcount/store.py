@@ -10,7 +10,7 @@ or not at all.
 import contextlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 import pymysql
@@ -24,7 +24,7 @@ from errorcount.offsets import Gap, Position, TopicPartition, minute_key
 from errorcount.series import SeriesStore
 from errorcount.summary import BatchSummary
 
-# Every topic of the job: a topic no longer read keeps its rows, unchanged (Store.reads filters them out).
+# Every topic of the job: a topic no longer read keeps its rows, unchanged (Store.live filters them out).
 SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id FROM kafka_offsets "
                   "WHERE job = %s ORDER BY topic, kafka_partition")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -36,6 +36,11 @@ UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_
                   "ON DUPLICATE KEY UPDATE next_offset = VALUES(next_offset), topic_id = VALUES(topic_id), "
                   "updated_at = CURRENT_TIMESTAMP(3)")
 ADOPT_TOPIC_ID = "UPDATE kafka_offsets SET topic_id = %s WHERE job = %s AND topic = %s AND topic_id IS NULL"
+# A deleted topic given up (ON_DATA_LOSS=skip): its rows stay, as history, under an ID no live topic
+# has; a topic of that name created later is new to the job (its first upsert replaces them).
+GIVEN_UP = "deleted:"
+GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
+           "WHERE job = %s AND topic = %s AND kafka_partition = %s")
 BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint) VALUES (%s, 1, %s, %s) "
               "ON DUPLICATE KEY UPDATE epoch = epoch + 1, owner = VALUES(owner), acquired_at = CURRENT_TIMESTAMP(3), "
               "metrics_endpoint = VALUES(metrics_endpoint)")
@@ -121,9 +126,9 @@ class Store:
     `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default);
     `series` writes the per-dimension counts (GROUP_BY), when set."""
 
-    def __init__(self, conn: SteadyDBConnection, job: str, topics: list[str], counts_table: str = schema.COUNTS_TABLE,
+    def __init__(self, conn: SteadyDBConnection, job: str, topics: Container[str], counts_table: str = schema.COUNTS_TABLE,
                  hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None):
-        self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, list(topics), counts_table, hooks
+        self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, topics, counts_table, hooks
         self.series = series
         self.epoch = 0  # none taken yet
 
@@ -169,7 +174,7 @@ class Store:
         were stored under (None for rows stored before IDs were kept)."""
         with transaction(self.conn) as cursor:
             cursor.execute(SELECT_OFFSETS, (self.job,))
-            rows = [row for row in cursor.fetchall() if row[0] in self.topics]
+            rows = self.live(cursor.fetchall())
         ids: dict[str, set[str | None]] = {}
         for topic, _p, _o, topic_id in rows:
             ids.setdefault(topic, set()).add(topic_id)
@@ -178,6 +183,10 @@ class Store:
     def load_offsets(self) -> Position:
         """Stored next offsets of this job on the topics it reads."""
         return self.load_position()[0]
+
+    def live(self, rows) -> list:
+        """Offset rows (topic, partition, offset, ID) of the topics the job reads, given-up ones left out."""
+        return [row for row in rows if row[0] in self.topics and not str(row[3] or "").startswith(GIVEN_UP)]
 
     def check_owner(self, cursor, expected: Position, applied: Position | None = None) -> None:
         """Locks the lease and offset rows; FencedError unless this instance still owns both, or
@@ -191,7 +200,7 @@ class Store:
                               "Nothing of this batch was committed; the newer instance carries on. "
                               "If that is unexpected, make sure one instance runs per JOB_NAME.")
         cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job,))
-        stored = {TopicPartition(t, int(p)): int(o) for t, p, o, _id in cursor.fetchall() if t in self.topics}
+        stored = {TopicPartition(t, int(p)): int(o) for t, p, o, _id in self.live(cursor.fetchall())}
         state = offsets.stored_state(stored, expected, applied)
         if state == offsets.BEFORE:
             return
@@ -238,7 +247,8 @@ class Store:
     def settle(self, stored: Position, target: Position, topic_ids: dict[str, str], skipped: list[Gap]) -> None:
         """Before a query starts, in one transaction: records each skipped gap (one row per partition,
         its own reason), stores `target` (partitions seen for the first time, skips) under each topic's
-        ID in `topic_ids`, and gives rows stored before topic IDs were kept the current one. Idempotent: run again after
+        ID in `topic_ids`, gives rows stored before topic IDs were kept the current one, and marks
+        the rows of a stored partition `target` leaves out (its topic deleted, skipped) as given up. Idempotent: run again after
         a lost COMMIT that was applied, it finds `target` stored and does nothing."""
         job = self.job
         gapped = {TopicPartition(g.topic, g.partition) for g in skipped}
@@ -250,6 +260,7 @@ class Store:
                                                     f"ON_DATA_LOSS=skip: {gap.why}"[:REASON_CHARS]))
                 changed = sorted((tp, o) for tp, o in target.items() if stored.get(tp) != o or tp in gapped)
                 cursor.executemany(UPSERT_OFFSETS, [(job, *tp, o, topic_ids[tp.topic]) for tp, o in changed])
+                cursor.executemany(GIVE_UP, [(GIVEN_UP, job, *tp) for tp in sorted(stored.keys() - target.keys())])
                 for topic, topic_id in sorted(topic_ids.items()):
                     cursor.execute(ADOPT_TOPIC_ID, (topic_id, job, topic))
         except AlreadyApplied:

@@ -6,12 +6,13 @@ offset (nothing of a transaction still open lies before it). The topic's ID (Kaf
 every topic created under a name) tells a recreated topic from the one the offsets were stored for."""
 
 import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
 from errorcount import session
-from errorcount.config import Config, topics
+from errorcount.config import Config
 from errorcount.errors import ConfigError
 from errorcount.retry import first_line
 
@@ -65,12 +66,14 @@ class TopicIdentity:
         except Exception as error:
             raise ConfigError(f"cannot create a Kafka admin client from the kafka.* options: {first_line(error)}") from None
 
-    def current(self) -> dict[str, str | None]:
+    def current(self, topics: Iterable[str]) -> dict[str, str | None]:
         """Each topic's ID now; None for a topic that does not exist. KafkaUnavailable if Kafka does not answer."""
         found: dict[str, str | None] = {}
         names = self.jvm.java.util.ArrayList()
-        for topic in topics(self.cfg):
+        for topic in topics:
             names.add(topic)
+        if names.isEmpty():
+            return found
         for topic, future in self.admin.describeTopics(names).topicNameValues().items():
             try:
                 found[str(topic)] = str(future.get(self.cfg.kafka_timeout, self.jvm.java.util.concurrent.TimeUnit.SECONDS)
@@ -81,13 +84,21 @@ class TopicIdentity:
                 found[str(topic)] = None
         return found
 
+    def list_topics(self) -> set[str]:
+        """The names of every topic but Kafka's internal ones (as Spark's subscribePattern lists them)."""
+        try:
+            names = self.admin.listTopics().names().get(self.cfg.kafka_timeout, self.jvm.java.util.concurrent.TimeUnit.SECONDS)
+            return {str(name) for name in names}
+        except Exception as error:
+            raise unavailable(self.cfg, error) from None
+
     def close(self) -> None:
         with contextlib.suppress(Exception):  # the driver is stopping: nothing to do about a failed close
             self.admin.close(self.jvm.java.time.Duration.ofSeconds(5))
 
 
-def describe_topics(spark: SparkSession, cfg: Config, identity: TopicIdentity) -> dict[str, TopicState]:
-    """Every topic the job reads as Kafka holds it now; TopicMissing naming those that do not exist."""
+def describe_topics(spark: SparkSession, cfg: Config, identity: TopicIdentity, topics: list[str]) -> dict[str, TopicState]:
+    """`topics` as Kafka holds them now; TopicMissing naming those that do not exist."""
     jvm = session.jvm(spark)
     props = jvm.java.util.Properties()
     for name, value in client_options(cfg).items():
@@ -100,13 +111,13 @@ def describe_topics(spark: SparkSession, cfg: Config, identity: TopicIdentity) -
     except Exception as error:
         raise ConfigError(f"cannot create a Kafka client from the kafka.* options: {error}") from None
     try:
-        ids = identity.current()
+        ids = identity.current(topics)
         missing = [topic for topic, topic_id in ids.items() if topic_id is None]
         if missing:
             named = ", ".join(repr(t) for t in sorted(missing))
             raise TopicMissing((f"topic {named} does not exist" if len(missing) == 1 else f"topics {named} do not exist")
                                + f" on {cfg.kafka_bootstrap_servers}: create it (make topic) or fix KAFKA_TOPIC, then restart")
-        return {topic: describe_one(jvm, consumer, cfg, topic, str(ids[topic])) for topic in topics(cfg)}
+        return {topic: describe_one(jvm, consumer, cfg, topic, str(ids[topic])) for topic in topics}
     except (ConfigError, KafkaUnavailable):
         raise
     except Exception as error:

@@ -70,6 +70,11 @@ def delete_topic(topic: str) -> None:
     client.delete_topics([topic], operation_timeout=30)[topic].result(timeout=30)
 
 
+def delete_topic_if_exists(topic: str) -> None:
+    if partition_count(topic):
+        delete_topic(topic)
+
+
 def recreate_topic(topic: str, partitions: int, timeout: float = 60.0) -> None:
     """Deletes the topic and creates it again under the same name (a new topic ID, offsets from 0),
     waiting out the broker's asynchronous deletion."""

@@ -88,3 +88,53 @@ def test_a_topic_added_to_the_list_is_counted_from_its_first_record_and_the_firs
     assert per_topic_ledger(admin, job) == {topic: expected_ledger(events) for topic, events in written.items()}
     assert "partitions [0, 1] seen for the first time start at {0: 0, 1: 0} (their earliest: the job has offsets)" in moved.log()
     assert moved.stop() == 0, moved.log()[-3000:]
+
+
+def test_a_pattern_reads_matching_topics_appearing_while_it_runs_and_stops_on_a_deleted_one(
+        clean_error_log, start_driver):
+    """KAFKA_TOPIC_PATTERN: the topics matching the whole pattern are counted, one created while
+    the job runs from its first record; a topic whose name only contains a match is not read; a
+    matched topic deleted under the job is data loss (exit 4) until ON_DATA_LOSS=skip gives it up."""
+    admin, prefix, job = clean_error_log, unique("pat"), unique("job")
+    names = {key: f"{prefix}.{key}" for key in ("a", "b", "c")}
+    near_miss = f"{prefix}.a.dlq"  # the pattern is found in it, but does not match it whole
+    try:
+        written = {}
+        for key, seed in (("a", 41), ("b", 42)):
+            kafka_admin.create_topic(names[key], 2)
+            written[names[key]] = samples.generate("app", 400, seed=seed, start=START, minutes=10)
+            produce.produce(names[key], written[names[key]])
+        kafka_admin.create_topic(near_miss, 1)
+        produce.produce(near_miss, samples.generate("app", 300, seed=40, start=START, minutes=10))
+        env = {"KAFKA_TOPIC_PATTERN": rf"{prefix}\.[a-z]+", "RUN_CREATE_TOPIC": "0", "TRIGGER_INTERVAL": "1 second"}
+
+        def caught_up(driver) -> bool:
+            driver.check_alive()
+            return all(stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic) for topic in written)
+
+        driver = start_driver(job, "", env=env)
+        wait_until(lambda: caught_up(driver), 240, "the job to catch up on the matching topics")
+        kafka_admin.create_topic(names["c"], 3)  # while it runs
+        written[names["c"]] = samples.generate("app", 500, seed=43, start=START, minutes=10)
+        produce.produce(names["c"], written[names["c"]])
+        wait_until(lambda: caught_up(driver), 240, "the job to read the topic created while it runs")
+        assert error_log(admin) == samples.expected_counts([e for events in written.values() for e in events])
+        assert per_topic_ledger(admin, job) == {topic: expected_ledger(events) for topic, events in written.items()}
+        assert stored_offsets(admin, job, near_miss) == {}
+
+        kafka_admin.delete_topic(names["b"])  # under the running job: what it held after its offsets is unknown
+        produce.produce(names["a"], samples.generate("app", 50, seed=44, start=START, minutes=10))
+        assert driver.wait(180) == 4, driver.log()[-3000:]
+        assert f"topic '{names['b']}'" in driver.log() and "ON_DATA_LOSS=skip" in driver.log()
+
+        deleted = written.pop(names["b"])
+        written[names["a"]] = written[names["a"]] + samples.generate("app", 50, seed=44, start=START, minutes=10)
+        skipping = start_driver(job, "", env={**env, "ON_DATA_LOSS": "skip"})
+        wait_until(lambda: caught_up(skipping), 240, "the job to go on without the deleted topic")
+        skipped = query(admin, "SELECT topic, COUNT(*) FROM skipped_offsets WHERE job = %s GROUP BY topic", (job,))
+        assert {topic: int(n) for topic, n in skipped} == {names["b"]: 2}
+        assert error_log(admin) == samples.expected_counts([e for events in written.values() for e in events] + deleted)
+        assert skipping.stop() == 0, skipping.log()[-3000:]
+    finally:
+        for topic in (*names.values(), near_miss):
+            kafka_admin.delete_topic_if_exists(topic)

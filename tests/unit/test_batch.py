@@ -54,12 +54,23 @@ def test_a_late_applied_commit_is_read_as_not_applied_then_found_applied_by_the_
 
 def test_a_batch_read_from_a_topic_recreated_under_the_query_is_not_committed(tmp_path):
     from errorcount.batch import TopicRecreated
-    answers = iter([{"logs": "ID-1", "more": "ID-M"}, {"logs": "ID-2", "more": "ID-M"}, {"logs": "ID-1", "more": None}])
+    answers = iter([{"logs": "ID-1", "more": "ID-M"}, {"logs": "ID-2", "more": "ID-M"}, {"logs": "ID-1", "more": None},
+                    {"logs": "ID-1", "more": "ID-M", "new": "ID-N"}, {"logs": "ID-1", "more": "ID-M", "new": "ID-X"}])
+    asked: list[list[str]] = []
+
+    def topic_now(names: list[str]) -> dict:
+        asked.append(names)
+        return next(answers)
     committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs,more"}), Store(None, "job", ["logs", "more"]),
                                of_topic("logs", {0: 100}), 1, Retention(0), str(tmp_path),
-                               topic_ids={"logs": "ID-1", "more": "ID-M"}, topic_now=lambda: next(answers))
-    committer.check_topic(7)  # still the topics the offsets belong to
+                               topic_ids={"logs": "ID-1", "more": "ID-M"}, topic_now=topic_now)
+    committer.check_topic(7, {"logs"})  # still the topics the offsets belong to
     with pytest.raises(TopicRecreated, match="batch 8: topic 'logs' now has ID ID-2, not ID-1"):
-        committer.check_topic(8)
+        committer.check_topic(8, {"logs"})
     with pytest.raises(TopicRecreated, match="batch 9: topic 'more' now has ID None"):  # deleted
-        committer.check_topic(9)
+        committer.check_topic(9, {"logs"})
+    asked.clear()
+    committer.check_topic(10, {"logs", "new"})  # a topic created under the running query (a pattern)
+    assert asked == [["logs", "more", "new"]] and committer.topic_ids["new"] == "ID-N"
+    with pytest.raises(TopicRecreated, match="batch 11: topic 'new' now has ID ID-X, not ID-N"):
+        committer.check_topic(11, {"new"})
