@@ -52,8 +52,9 @@ SETTINGS: tuple[Setting, ...] = (
             note="Replaces KAFKA_TOPIC's default; KAFKA_TOPIC set to anything else as well is a config error. "
                  "Topics created while the job runs are read from their first record, found within about one "
                  "trigger (Spark lists the topics each time it plans a batch). A pattern matching nothing "
-                 "starts and waits. A matched topic deleted under the job is data loss (exit 4, or ON_DATA_LOSS=skip). docs/operations.md, \"Pointing the job at your "
-                 "topics\".", pattern=r".{0,500}", shape="at most 500 characters", empty_is_value=True),
+                 "starts and waits. A matched topic deleted under the job is data loss (exit 4, or "
+                 "ON_DATA_LOSS=skip). docs/operations.md, \"Pointing the job at your topics\".",
+            pattern=r".{0,500}", shape="at most 500 characters", empty_is_value=True),
     Setting("JOB_NAME", str, "error-counter", "names this job's offsets in MySQL; one running instance per name",
             note="A second instance writing the same offsets is detected and stopped (\"fenced\", exit code 3).",
             pattern=r".{1,200}", shape="1 to 200 characters"),
