@@ -38,8 +38,8 @@ def lease_epoch(conn, job: str) -> int:
     return int(found[0][0]) if found else 0
 
 
-def start_driver(job: str, topic: str, log_path: Path, settings: dict[str, str]) -> harness.Driver:
-    return harness.Driver(log_path, {**harness.driver_env(job, topic), **settings, "TRIGGER_INTERVAL": "1 second",
+def start_driver(job: str, log_path: Path, settings: dict[str, str]) -> harness.Driver:
+    return harness.Driver(log_path, {**harness.driver_env(job, ""), **settings, "TRIGGER_INTERVAL": "1 second",
                                      "COUNTS_TABLE": COUNTS_TABLE,
                                      "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
                                      "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"})
@@ -61,8 +61,8 @@ def produce_steadily(topic: str, events: list, partitions: int, rate: int, done:
 class Drivers:
     """The run's drivers, one at a time, all in one log; every one is killed if the run fails."""
 
-    def __init__(self, job: str, topic: str, log_path: Path, settings: dict[str, str]):
-        self.job, self.topic, self.log_path, self.settings = job, topic, log_path, settings
+    def __init__(self, job: str, topics: list[str], log_path: Path, settings: dict[str, str]):
+        self.job, self.topics, self.log_path, self.settings = job, topics, log_path, settings
         self.current: harness.Driver | None = None
         self.log_from, self.restarts = 0, -1
 
@@ -70,13 +70,19 @@ class Drivers:
         """Starts a driver unless one runs; True if it started one."""
         if self.current is not None and self.current.running():
             return False
-        self.current, self.restarts = start_driver(self.job, self.topic, self.log_path, self.settings), self.restarts + 1
+        self.current, self.restarts = start_driver(self.job, self.log_path, self.settings), self.restarts + 1
         self.log_from = self.current.log_from
         return True
 
     def kill(self) -> None:
         if self.current is not None and self.current.running():
             self.current.kill()
+
+    def committed(self, conn) -> dict[str, dict[int, int]]:
+        return {topic: stored_offsets(conn, self.job, topic) for topic in self.topics}
+
+    def ends(self) -> dict[str, dict[int, int]]:
+        return {topic: kafka_admin.end_offsets(topic) for topic in self.topics}
 
 
 def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_share: float, conn, log,
@@ -94,7 +100,7 @@ def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_sha
             else:
                 kill_server()
         hits.append((target, aim, phase))
-        committed = sum(stored_offsets(conn, drivers.job, drivers.topic).values())
+        committed = sum(sum(found.values()) for found in drivers.committed(conn).values())
         log(f"kill {kill + 1}/{kills} at {time.monotonic() - began:.0f} s: {target} ({phase}; aimed at {aim}), "
             f"{committed} records committed")
     return hits
@@ -107,36 +113,43 @@ def finish(drivers: Drivers, conn) -> int:
     drivers.ensure_running()
     current = drivers.current
     assert current is not None, "ensure_running started one"
-    end = kafka_admin.end_offsets(drivers.topic)
+    end = drivers.ends()
 
     def caught_up() -> bool:
         current.check_alive()
-        return lease_epoch(conn, drivers.job) != epoch and stored_offsets(conn, drivers.job, drivers.topic) == end
+        return lease_epoch(conn, drivers.job) != epoch and drivers.committed(conn) == end
 
     harness.wait_until(caught_up, 3600, "the final driver to catch up")
     return current.stop(120)
 
 
 def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, server_share: float = 0.5,
-        log=print, log_format: str = "json") -> dict:
+        log=print, log_format: str = "json", topics: int = 3) -> dict:
+    """`topics` topics of `partitions` partitions each, read through KAFKA_TOPIC_PATTERN."""
     conn = admin_db.connect()
     stamp = time.strftime("%Y%m%d%H%M%S")
-    topic = job = f"chaos-{stamp}"
-    kafka_admin.create_topic(topic, partitions)
+    job = f"chaos-{stamp}"
+    names = [f"{job}.t{number}" for number in range(topics)]
+    for name in names:
+        kafka_admin.create_topic(name, partitions)
     events = samples.generate(log_format, lines, seed, START, 120)
     group_by = samples.FORMATS[log_format].group_by  # every dimension the generator labels
-    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": group_by}
+    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": group_by, "RUN_CREATE_TOPIC": "0",
+                "KAFKA_TOPIC_PATTERN": rf"{job}\.t[0-9]+"}
     release_counts_table(conn, COUNTS_TABLE)  # chaos counts into a table of its own, emptied
     before = error_log(conn, COUNTS_TABLE)
     log_path = ROOT / ".local" / "test-logs" / f"{job}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     began = time.monotonic()
-    produced = threading.Event()
-    threading.Thread(target=produce_steadily, args=(topic, events, partitions, rate, produced), daemon=True).start()
-    drivers = Drivers(job, topic, log_path, settings)
+    produced = [threading.Event() for _ in names]
+    for number, (name, done) in enumerate(zip(names, produced, strict=True)):  # event i goes to topic i % topics
+        threading.Thread(target=produce_steadily, args=(name, events[number::topics], partitions, max(rate // topics, 1), done),
+                         daemon=True).start()
+    drivers = Drivers(job, names, log_path, settings)
     try:
         hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began)
-        produced.wait()
+        for done in produced:
+            done.wait()
         final_rc = finish(drivers, conn)
     finally:
         drivers.kill()
@@ -148,10 +161,10 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     wanted_series = Counter(samples.expected_series(events, tuple(group_by.split(","))))
     got_series = series_counts(conn, job, group_by)
     figures = {
-        "lines": lines, "partitions": partitions, "kills": kills, "restarts": drivers.restarts,
+        "lines": lines, "partitions": partitions, "topics": topics, "kills": kills, "restarts": drivers.restarts,
         "error_lines": sum(expected.values()), "rejected_lines": sum(e.rejected for e in events),
         "lost": sum((expected - actual).values()), "doubled": sum((actual - expected).values()),
-        "offsets_exact": stored_offsets(conn, job, topic) == kafka_admin.end_offsets(topic), "ledger_batches": batches,
+        "offsets_exact": drivers.committed(conn) == drivers.ends(), "ledger_batches": batches,
         "ledger_records": ledger_records, "ledger_rejected": ledger_rejected,
         "final_exit": final_rc, "wall_seconds": round(wall), "server": local_stack()["MYSQL_SERVER"],
         "driver_kills": sum(t == "driver" for t, _a, _p in hits), "server_kills": sum(t == "server" for t, _a, _p in hits),
@@ -163,13 +176,15 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     figures["ok"] = (figures["lost"] == 0 and figures["doubled"] == 0 and figures["offsets_exact"]
                      and figures["series_lost"] == 0 and figures["series_doubled"] == 0 and figures["series_add_up"]
                      and ledger_records == lines and ledger_rejected == figures["rejected_lines"] and final_rc == 0)
-    kafka_admin.delete_topic(topic)
+    for name in names:
+        kafka_admin.delete_topic(name)
     return figures
 
 
 def table(figures: dict) -> str:
     rows_ = [("SQL server", figures["server"]), ("records", figures["format"]), ("lines produced", figures["lines"]),
-             ("partitions", figures["partitions"]), ("ERROR lines expected", figures["error_lines"]),
+             ("topics (KAFKA_TOPIC_PATTERN) x partitions", f"{figures.get('topics', 1)} x {figures['partitions']}"),
+             ("ERROR lines expected", figures["error_lines"]),
              ("rejected lines expected", figures["rejected_lines"]),
              ("SIGKILLs", f"{figures['kills']} ({figures['driver_kills']} driver, {figures['server_kills']} server)"),
              ("driver restarts", figures["restarts"]), ("lost", figures["lost"]), ("doubled", figures["doubled"]),
@@ -224,7 +239,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m errorcount.tools.chaos", description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--lines", type=int, default=500_000, help="lines written in all")
-    parser.add_argument("--partitions", type=int, default=4, help="partitions of the fresh topic")
+    parser.add_argument("--partitions", type=int, default=4, help="partitions of each fresh topic")
+    parser.add_argument("--topics", type=int, default=3, help="fresh topics, read through one KAFKA_TOPIC_PATTERN")
     parser.add_argument("--kills", type=int, default=20, help="SIGKILLs, driver and server mixed")
     parser.add_argument("--server-share", type=float, default=0.5, help="share of the kills aimed at the SQL server")
     parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
@@ -236,10 +252,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share, log_format=args.format)
+    figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share, log_format=args.format,
+                  topics=args.topics)
     print(table(figures))
     if args.report:
         command = (f"make chaos (python -m errorcount.tools.chaos --lines {args.lines} --partitions {args.partitions} "
+                   f"--topics {args.topics} "
                    f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate} --format {args.format})")
         write_report(Path(args.report), figures, command)
     return 0 if figures["ok"] else 1
