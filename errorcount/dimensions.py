@@ -12,6 +12,8 @@ from typing import Any
 from errorcount.errors import ConfigError
 
 BUILTIN = ("level", "method", "path", "status")
+TOPIC = "topic"  # the record's Kafka topic: offered by every format, added by Spark (not the classifier)
+VALUE_BYTES = 64  # a value's bound (docs/contract.md); Kafka topic names are ASCII
 FIELD = "field:"
 MAX_DIMENSIONS = 8
 SEPARATOR = "\x1f"  # Grouping.SEPARATOR: a control character, which no value holds (Label replaces them)
@@ -39,7 +41,7 @@ def canonical(group_by: str, values: Mapping[str, Any]) -> str:
     builtins, fields = offered(values)
     what = (f"LOG_FORMAT={values['log_format']}" + (f" with MESSAGE_FORMAT={values['message_format']}"
                                                     if values["log_format"] == "json" and values["json_message_field"] else ""))
-    choices = ", ".join(sorted(builtins) + (["field:<dotted.path>"] if fields else []))
+    choices = ", ".join(sorted(builtins) + (["field:<dotted.path>"] if fields else []) + [TOPIC])
     for name in names:
         if name.startswith(FIELD):
             if not fields:
@@ -47,7 +49,7 @@ def canonical(group_by: str, values: Mapping[str, Any]) -> str:
             if not name[len(FIELD):].strip() or name[len(FIELD):] != name[len(FIELD):].strip() or len(name) > NAME_CHARS:
                 raise ConfigError(f"GROUP_BY: {name!r} must name a field, e.g. field:service.name (at most {NAME_CHARS} "
                                   "characters, no blanks around the name)")
-        elif name not in builtins:
+        elif name not in builtins and name != TOPIC:
             known = name in BUILTIN
             raise ConfigError(f"GROUP_BY: {name!r} is {'not a dimension of ' + what if known else 'no dimension'}; "
                               f"offered: {choices}")
@@ -57,6 +59,12 @@ def canonical(group_by: str, values: Mapping[str, Any]) -> str:
     if len(names) > MAX_DIMENSIONS:
         raise ConfigError(f"GROUP_BY lists {len(names)} dimensions, at most {MAX_DIMENSIONS}: every one multiplies the series")
     return ",".join(sorted(names))
+
+
+def for_classifier(group_by: str) -> str:
+    """A canonical GROUP_BY without `topic`: what the classifier is built with. `topic` sorts after
+    every other dimension, so a series is the classifier's values, then the topic."""
+    return ",".join(name for name in names(group_by) if name != TOPIC)
 
 
 def names(group_by: str) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from errorcount import session
+from errorcount import dimensions, session
 from errorcount.columns import PerApp, select_stages
 from errorcount.config import Config, load_config
 from errorcount.settings import CLASSIFIER_SETTINGS
@@ -56,8 +56,13 @@ class Contract:
         """The settings as the java.util.Map the classifier's constructors take."""
         settings = jvm.java.util.HashMap()
         for name, value in self.settings:
-            settings.put(name, value)
+            settings.put(name, dimensions.for_classifier(value) if name == "GROUP_BY" else value)
         return settings
+
+    @property
+    def by_topic(self) -> bool:
+        """GROUP_BY names `topic`: the series gets the record's topic after the classifier's values."""
+        return dimensions.TOPIC in dimensions.names(self["GROUP_BY"])
 
     @property
     def function(self) -> str:
@@ -120,15 +125,20 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     def build() -> list[list]:
         # Built once per application and contract: a Column is an unbound expression tree, and
         # building one costs a py4j round trip per node (errorcount/columns.py).
-        stages = classify_stages(function, outcomes(spark))
+        stages = classify_stages(function, outcomes(spark), contract.by_topic)
         return [[*columns, "timestamp"] for columns in stages] if timed else stages
     return select_stages(df, _per_app.get(("stages", function, timed), build))
 
 
-def classify_stages(function: str, codes: Outcomes) -> list[list]:
-    """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field."""
+def classify_stages(function: str, codes: Outcomes, by_topic: bool = False) -> list[list]:
+    """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field.
+    `by_topic`: an ERROR row's series ends with its topic (GROUP_BY names `topic`)."""
     code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
     rejected = (code != codes.valid) & (code != codes.error)
+    series = F.col("series")
+    if by_topic:  # concat_ws skips the classifier's null series when topic is the only dimension
+        series = F.when(code == codes.error, F.concat_ws(dimensions.SEPARATOR, "series",
+                                                          F.substring("topic", 1, dimensions.VALUE_BYTES)))
     return [["topic", "partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")],
             ["topic", "partition", "offset", "value", F.col("classified").getField("packed").alias("packed"),
              F.col("classified").getField("series").alias("series")],
@@ -137,7 +147,7 @@ def classify_stages(function: str, codes: Outcomes) -> list[list]:
              (code == codes.error).alias("is_error"),
              reject_reason_of(code, codes.reasons).alias("reject_reason"),
              F.when(rejected, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value"),
-             "series"]]
+             series.alias("series")]]
 
 
 def reject_reason_of(code: Column, reasons: dict[int, str]) -> Column:

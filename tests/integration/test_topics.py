@@ -2,13 +2,14 @@
 topic counted exactly into the same tables, offsets, ledger rows and dead letters kept per topic,
 and a listed topic that does not exist refused by name."""
 
+from collections import Counter
 from datetime import datetime
 
 import pytest
 
 from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
-from tests.support import error_log, query, stored_offsets, unique, wait_until
+from tests.support import error_log, query, series_counts, stored_offsets, unique, wait_until
 
 START = datetime(2031, 7, 1, 8, 0)
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
@@ -24,6 +25,12 @@ def expected_ledger(events: list[samples.Event]) -> tuple[int, int, int]:
     return len(events), sum(1 for e in events if e.error_minute), sum(1 for e in events if e.rejected)
 
 
+def expected_series(written: dict[str, list[samples.Event]]) -> Counter:
+    """GROUP_BY=level,topic from what was written: {(minute, (level, topic)): ERROR lines}."""
+    return Counter({(minute, (level, topic)): n for topic, events in written.items()
+                    for (minute, (level,)), n in samples.expected_series(events, ("level",)).items()})
+
+
 def test_a_list_of_two_topics_is_counted_exactly_and_resumes(clean_error_log, make_topic, start_driver):
     admin = clean_error_log
     first, second, job = make_topic(partitions=2), make_topic(partitions=3), unique("job")
@@ -36,11 +43,13 @@ def test_a_list_of_two_topics_is_counted_exactly_and_resumes(clean_error_log, ma
         driver.check_alive()
         return all(stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic) for topic in written)
 
-    # Small batches: most of them hold records of both topics.
-    driver = start_driver(job, f"{first}, {second}", env={"MAX_OFFSETS_PER_TRIGGER": "600"})
+    # Small batches: most of them hold records of both topics. `topic` is a dimension like any other.
+    env = {"GROUP_BY": "topic,level", "ERROR_LEVELS": "ERROR,FATAL"}
+    driver = start_driver(job, f"{first}, {second}", env={"MAX_OFFSETS_PER_TRIGGER": "600", **env})
     wait_until(lambda: caught_up(driver), 240, "the job to catch up on both topics")
     assert error_log(admin) == samples.expected_counts(written[first] + written[second])
     assert per_topic_ledger(admin, job) == {topic: expected_ledger(events) for topic, events in written.items()}
+    assert series_counts(admin, job, "level,topic") == expected_series(written)
     dead = query(admin, "SELECT topic, COUNT(*) FROM rejected_lines WHERE job = %s GROUP BY topic", (job,))
     assert {topic: int(n) for topic, n in dead} == {topic: expected_ledger(events)[2] for topic, events in written.items()}
     assert driver.stop() == 0, driver.log()[-3000:]
@@ -48,10 +57,11 @@ def test_a_list_of_two_topics_is_counted_exactly_and_resumes(clean_error_log, ma
     more = samples.generate("app", 700, seed=23, start=START, minutes=30)  # one topic only, the same minutes
     produce.produce(second, more)
     written[second] = written[second] + more
-    restarted = start_driver(job, f"{first},{second}")
+    restarted = start_driver(job, f"{first},{second}", env=env)
     wait_until(lambda: caught_up(restarted), 240, "the restarted job to catch up")
     assert error_log(admin) == samples.expected_counts(written[first] + written[second])
     assert per_topic_ledger(admin, job) == {topic: expected_ledger(events) for topic, events in written.items()}
+    assert series_counts(admin, job, "level,topic") == expected_series(written)
     assert restarted.stop() == 0, restarted.log()[-3000:]
 
 

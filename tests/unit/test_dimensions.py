@@ -163,3 +163,18 @@ def test_the_plan_calls_the_classifier_once_per_record(spark):
     df = spark.createDataFrame([("logs", 0, 1, b"{}")], "topic string, partition int, offset long, value binary")
     plan = classify_lines_df(df, contract)._jdf.queryExecution().optimizedPlan().toString()
     assert plan.count(contract.function) == 1, plan
+
+
+@pytest.mark.parametrize("group_by, series", [
+    ("level,topic", [f"ERROR{S}logs.a", f"FATAL{S}" + "b" * 64, None, None]),  # topic last, cut at 64 bytes
+    ("topic", ["logs.a", "b" * 64, None, None]),                               # the only dimension: no classifier series
+])
+def test_topic_is_a_dimension_of_every_format_added_after_the_classifiers_values(spark, group_by, series):
+    contract = Contract.with_settings(LOG_FORMAT="app", ERROR_LEVELS="ERROR,FATAL", GROUP_BY=group_by)
+    assert contract["GROUP_BY"] == group_by and contract.by_topic
+    rows = [("logs.a", 0, 1, LINE + b" ERROR x"), ("b" * 70, 0, 2, LINE + b" FATAL y"), ("logs.a", 0, 3, LINE + b" INFO z"),
+            ("logs.a", 0, 4, b"not a line")]
+    df = spark.createDataFrame(rows, "topic string, partition int, offset long, value binary")
+    got = {row["offset"]: row["series"] for row in classify_lines_df(df, contract).collect()}
+    assert [got[offset] for offset in (1, 2, 3, 4)] == series
+    assert Contract.with_settings(LOG_FORMAT="access", GROUP_BY="topic,status")["GROUP_BY"] == "status,topic"
