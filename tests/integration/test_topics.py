@@ -102,27 +102,30 @@ def test_a_topic_added_to_the_list_is_counted_from_its_first_record_and_the_firs
 
 def test_a_pattern_reads_matching_topics_appearing_while_it_runs_and_stops_on_a_deleted_one(
         clean_error_log, start_driver):
-    """KAFKA_TOPIC_PATTERN: the topics matching the whole pattern are counted, one created while
-    the job runs from its first record; a topic whose name only contains a match is not read; a
-    matched topic deleted under the job is data loss (exit 4) until ON_DATA_LOSS=skip gives it up."""
+    """KAFKA_TOPIC_PATTERN: a job whose pattern matches nothing yet starts and waits; the topics
+    matching the whole pattern are counted, those created while it runs from their first record;
+    a topic whose name only contains a match is not read; a matched topic deleted under the job is
+    data loss (exit 4) until ON_DATA_LOSS=skip gives it up."""
     admin, prefix, job = clean_error_log, unique("pat"), unique("job")
     names = {key: f"{prefix}.{key}" for key in ("a", "b", "c")}
     near_miss = f"{prefix}.a.dlq"  # the pattern is found in it, but does not match it whole
     try:
-        written = {}
-        for key, seed in (("a", 41), ("b", 42)):
-            kafka_admin.create_topic(names[key], 2)
-            written[names[key]] = samples.generate("app", 400, seed=seed, start=START, minutes=10)
-            produce.produce(names[key], written[names[key]])
         kafka_admin.create_topic(near_miss, 1)
         produce.produce(near_miss, samples.generate("app", 300, seed=40, start=START, minutes=10))
         env = {"KAFKA_TOPIC_PATTERN": rf"{prefix}\.[a-z]+", "RUN_CREATE_TOPIC": "0", "TRIGGER_INTERVAL": "1 second"}
+        written: dict[str, list[samples.Event]] = {}
 
         def caught_up(driver) -> bool:
             driver.check_alive()
             return all(stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic) for topic in written)
 
         driver = start_driver(job, "", env=env)
+        wait_until(lambda: driver.check_alive() or "matches no topic yet" in driver.log() and "query 1:" in driver.log(),
+                   120, "the job to start on a pattern that matches nothing")
+        for key, seed in (("a", 41), ("b", 42)):
+            kafka_admin.create_topic(names[key], 2)
+            written[names[key]] = samples.generate("app", 400, seed=seed, start=START, minutes=10)
+            produce.produce(names[key], written[names[key]])
         wait_until(lambda: caught_up(driver), 240, "the job to catch up on the matching topics")
         kafka_admin.create_topic(names["c"], 3)  # while it runs
         written[names["c"]] = samples.generate("app", 500, seed=43, start=START, minutes=10)
