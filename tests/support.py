@@ -127,15 +127,16 @@ def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[
 
 
 def seed_counts_and_ledger(conn: pymysql.Connection, table: str, counts: dict[datetime, int], job: str,
-                           ledger: list[tuple[datetime, int]]) -> None:
+                           ledger: list[tuple]) -> None:
     """Known rows for the readers of the counts and the ledger (make report, the dashboard):
-    `counts` {minute: count} into `table`, `ledger` (committed_at, rejected) as batches of `job`."""
+    `counts` {minute: count} into `table`, `ledger` (committed_at, rejected[, topic]) as ledger
+    rows of `job` (10 records each; topic 't' unless given)."""
     for minute, count in counts.items():
         query(conn, f"INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s)", (minute, count))
-    for committed_at, rejected in ledger:
+    for committed_at, rejected, *topic in ledger:
         query(conn, "INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
-                    "offsets_after, committed_at) VALUES (%s, 't', 1, 10, 1, %s, '{}', '{}', %s)",
-              (job, rejected, committed_at))
+                    "offsets_after, committed_at) VALUES (%s, %s, 1, 10, 1, %s, '{}', '{}', %s)",
+              (job, topic[0] if topic else "t", rejected, committed_at))
 
 
 def catch_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver", what: str = "the job to catch up",

@@ -92,7 +92,8 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
                                                  "`counts_table`": f"`{table}`"})
     base = datetime(2036, 3, 1, 12, 0)
     counts = {base + timedelta(minutes=m): 3 * m + 1 for m in range(10)}
-    batches = [(base + timedelta(minutes=m // 3, seconds=10 * (m % 3)), m % 4) for m in range(24)]
+    # Ledger rows of two topics (a batch of a job reading several writes one per topic).
+    batches = [(base + timedelta(minutes=m // 3, seconds=10 * (m % 3)), m % 4, "t" if m % 5 else "u") for m in range(24)]
     services = [f"svc{i:02d}" for i in range(14)] + [None]  # None: the overflow series
     by_service = {(base + timedelta(minutes=m), service): (i * 7 + m) % 9 + 1 for m in range(10)
                   for i, service in enumerate(services) if (i + m) % 3}
@@ -120,12 +121,16 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
         in_range = lambda t: start.replace(tzinfo=None) <= t <= end.replace(tzinfo=None)  # noqa: E731
         assert [(t, n) for t, n in results[0]] == [(t, n) for t, n in sorted(counts.items()) if in_range(t)]
         per_minute: dict[int, list[int]] = {}
-        for committed_at, rejected in batches:
+        per_topic: dict[tuple[int, str], int] = {}
+        for committed_at, rejected, topic in batches:
             if in_range(committed_at):
                 stamp = int(committed_at.replace(tzinfo=UTC).timestamp()) // 60 * 60
                 per_minute.setdefault(stamp, []).append(rejected)
+                per_topic[stamp, topic] = per_topic.get((stamp, topic), 0) + 10
         assert [(int(t), int(r), int(b)) for t, r, b in results[2]] == [
             (t, sum(v), len(v)) for t, v in sorted(per_minute.items())]
+        assert [(int(t), m, int(n)) for t, m, n in results[3]] == [(t, m, n) for (t, m), n in sorted(per_topic.items())]
+        assert {m for _t, m, _n in results[3]} == {"t", "u"}
         totals: dict = {}
         for (minute, service), n in by_service.items():
             if in_range(minute):
