@@ -54,6 +54,8 @@ SELECT_COUNTS_BETWEEN = "SELECT log_time, log_count FROM `{table}` WHERE log_tim
 # The ledger per UTC minute of commit (committed_at is written in the job's UTC session).
 SELECT_LEDGER_MINUTES = ("SELECT TIMESTAMP(DATE_FORMAT(committed_at, '%%Y-%%m-%%d %%H:%%i:00')), SUM(rejected), SUM(batches) "
                          "FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s GROUP BY 1 ORDER BY 1")
+SELECT_LEDGER_TOPICS = ("SELECT topic, SUM(records) FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s "
+                        "GROUP BY topic ORDER BY topic")
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Series:
     batches: dict[datetime, int]
     dimension: str = ""  # with GROUP_BY: the dimension `by` breaks errors down by
     by: dict[str, dict[datetime, int]] | None = None
+    topics: dict[str, int] | None = None  # records read per topic (the ledger's rows are per topic)
 
 
 def read(conn, table: str, job: str, since: datetime, until: datetime, dimension: str = "") -> Series:
@@ -71,8 +74,10 @@ def read(conn, table: str, job: str, since: datetime, until: datetime, dimension
         errors = {t: int(n) for t, n in cursor.fetchall()}
         cursor.execute(SELECT_LEDGER_MINUTES, (job, since, until))
         rows = cursor.fetchall()
+        cursor.execute(SELECT_LEDGER_TOPICS, (job, since, until))
+        topics = {str(topic): int(n) for topic, n in cursor.fetchall()}
     by = breakdown.top(breakdown.read(conn, job, dimension, since, until), TOP) if dimension else None
-    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows}, dimension, by)
+    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows}, dimension, by, topics)
 
 
 def draw(series: Series, title: str) -> bytes:
@@ -124,6 +129,8 @@ def page(png: bytes, series: Series, title: str) -> str:
     image = base64.b64encode(png).decode()
     totals = (f"errors {sum(series.errors.values())} in {len(series.errors)} minutes, rejected "
               f"{sum(series.rejected.values())}, commits {sum(series.batches.values())}")
+    if series.topics:  # a commit writes a ledger row per topic it read: commits counts those rows
+        totals += "; records read by topic: " + ", ".join(f"{topic} {n}" for topic, n in series.topics.items())
     if series.by:
         totals += f"; by {series.dimension}: " + ", ".join(f"{v} {sum(c.values())}" for v, c in series.by.items())
     return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head><body>"

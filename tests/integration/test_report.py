@@ -20,7 +20,8 @@ def test_the_report_draws_the_counts_rejects_and_commits_of_a_range(admin, tmp_p
     apply_sql_file(admin, "counts_table.sql", {"counts_table": table})
     base = datetime(2036, 4, 1, 10, 0)
     counts = {base + timedelta(minutes=m): (m * 7) % 11 + 1 for m in range(120)}
-    ledger = [(base + timedelta(minutes=m, seconds=s), m % 3) for m in range(0, 120, 2) for s in (5, 35)]
+    ledger = [(base + timedelta(minutes=m, seconds=s), m % 3, "u" if m % 8 == 0 else "t")
+              for m in range(0, 120, 2) for s in (5, 35)]
     try:
         seed_counts_and_ledger(admin, table, counts, job, ledger)
         monkeypatch.setenv("COUNTS_TABLE", table)
@@ -38,9 +39,11 @@ def test_the_report_draws_the_counts_rejects_and_commits_of_a_range(admin, tmp_p
     start = since - timedelta(hours=2)  # --since was written in +02:00
     errors = sum(n for t, n in counts.items() if start <= t <= until)
     minutes = sum(1 for t in counts if start <= t <= until)
-    rejected = sum(r for t, r in ledger if start <= t <= until)
-    commits = sum(1 for t, _ in ledger if start <= t <= until)
-    assert f"errors {errors} in {minutes} minutes, rejected {rejected}, commits {commits}" in page
+    rejected = sum(r for t, r, _ in ledger if start <= t <= until)
+    commits = sum(1 for t, _, _ in ledger if start <= t <= until)
+    read = {topic: 10 * sum(1 for t, _, name in ledger if name == topic and start <= t <= until) for topic in ("t", "u")}
+    assert (f"errors {errors} in {minutes} minutes, rejected {rejected}, commits {commits}; "
+            f"records read by topic: t {read['t']}, u {read['u']}") in page
     assert "minute (UTC for zoned lines, as written otherwise)" in page
 
 
