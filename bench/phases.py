@@ -122,14 +122,16 @@ def spark_source_only(corpus: Corpus, log_dir: Path) -> dict:
 
 
 def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "errorcount/main.py", **env: str) -> dict:
-    """(b) or (d): a fresh job reads the whole topic; figures from its batch log lines."""
+    """(b) or (d): a fresh job reads the whole topic (or every topic of a comma-separated
+    corpus.topic); figures from its batch log lines."""
     conn = reset()
     job = f"bench-{name}"
-    ends = kafka_admin.end_offsets(corpus.topic)
+    topics = corpus.topic.split(",")
+    ends = {topic: kafka_admin.end_offsets(topic) for topic in topics}
     driver = procs.Driver(log_dir / f"{name}.log", job_env(job, corpus.topic, **env), app_main)
     steal = procs.Steal()
     try:
-        wait_for_driver(driver, lambda: admin_db.stored_offsets(conn, job, corpus.topic) == ends, 3600,
+        wait_for_driver(driver, lambda: {t: admin_db.stored_offsets(conn, job, t) for t in topics} == ends, 3600,
                         f"{name} to catch up")
         cpu = procs.cpu_seconds(driver.process.pid)  # JVM + Python driver, startup included
     finally:
