@@ -48,13 +48,16 @@ def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: o
     return offsets.stored_state(stored, before, after)
 
 
-def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, one_task: bool, hooks: Hooks) -> BatchSummary:
+def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, hooks: Hooks) -> BatchSummary:
     """Step one of a batch: its BatchSummary, complete (dead letters included) and frozen. One Spark
     job; a second only when two rejects of a partition fell on one dead-letter slot while every
     reject fits under DEAD_LETTER_LIMIT (that job reads at most the limit's rows)."""
     # One task reading every partition leaves the aggregate a single partition, so Spark
     # plans no shuffle: one stage instead of two, ~20-30 ms less for a small batch, but one core.
-    source = batch_df.coalesce(1) if one_task else batch_df
+    # Otherwise at most `tasks` (the cores Spark has): Spark's Kafka source makes a task per
+    # partition, and 16 partitions of 4 topics on 2 cores spent a quarter of a catch-up on the
+    # small tasks' overhead (make bench (t), docs/performance.md). coalesce() never adds tasks.
+    source = batch_df.coalesce(tasks)
     with hooks.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
         rows = batch_summary_df(source, slots).collect()
     summary = summarize(rows, dead_letter_limit)
@@ -116,7 +119,8 @@ class BatchCommitter:
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id)  # read once per batch
         planned = self.planned_records(batch_id, ends)
         one_task = planned is not None and planned <= self.cfg.single_task_max_records
-        summary = count(batch_df, self.slots, self.cfg.dead_letter_limit, one_task, self.store.hooks)
+        cores = batch_df.sparkSession.sparkContext.defaultParallelism
+        summary = count(batch_df, self.slots, self.cfg.dead_letter_limit, 1 if one_task else cores, self.store.hooks)
         # Spark's planned end also moves past transaction markers and aborted records, which the
         # rows never show: a batch of only those commits its offsets too, so nothing stalls.
         after = offsets.batch_end(self.expected, summary.ranges, ends)
