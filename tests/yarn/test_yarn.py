@@ -126,7 +126,7 @@ def check_watched_from_the_submitting_host(yarn: YarnApps, run: Scenario, app: s
     assert metrics[("errorcount_epoch", label)] == run.epoch()
     stored = stored_offsets(run.admin, run.job, run.topic)
     for partition, offset in stored.items():
-        assert metrics[("errorcount_committed_offset", f'{label},partition="{partition}"')] == offset
+        assert metrics[("errorcount_committed_offset", f'{label},partition="{partition}",topic="{run.topic}"')] == offset
     wait_until(lambda: group_offsets(f"errorcount-{run.job}", run.topic, len(stored)) == stored, 60,
                "the mirrored consumer group to hold MySQL's offsets")
 
