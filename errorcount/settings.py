@@ -63,7 +63,7 @@ SETTINGS: tuple[Setting, ...] = (
             note="The local stack (make up) serves MySQL on the port this resolves to."),
     Setting("MYSQL_DATABASE", str, "errorcount", "database holding error_log and kafka_offsets",
             note="The local stack creates this database."),
-    Setting("MYSQL_USER", str, "errorcount", "MySQL user (SELECT, INSERT, UPDATE; DELETE on two tables: sql/grants.sql)",
+    Setting("MYSQL_USER", str, "errorcount", "MySQL user (SELECT, INSERT, UPDATE; DELETE for retention: sql/grants.sql)",
             note="The local stack creates this user with sql/grants.sql."),
     Setting("MYSQL_PASSWORD", str, "", "the MySQL password", secret=True,
             note="Environment, SECRETS_FILE or MYSQL_PASSWORD_FILE only; refused in this file and as a flag."),
@@ -159,7 +159,8 @@ SETTINGS: tuple[Setting, ...] = (
                  "submit-yarn.sh removes a stale marker before submitting."),
     Setting("KAFKA_LAG_GROUP", str, "errorcount-<job>", "Kafka consumer group the committed offsets are mirrored to "
             "(empty: off)", note="For lag tools (kafka-consumer-groups, Burrow, kminion, Kafka UIs): written after "
-            "every MySQL commit, best effort, never read back; <job> stands for JOB_NAME.", group="Watching",
+            "MySQL commits (commits closer than 5 s coalesce into one write), at least hourly while idle, best "
+            "effort, never read back; <job> stands for JOB_NAME.", group="Watching",
             empty_is_value=True),
     Setting("METRICS_PORT", int, "0", "port of the driver's Prometheus metrics endpoint (0 = off; 9108 suggested)",
             high=65535),

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 DIR="$LOCAL/yarn"
 PID="$DIR/minicluster.pid"
 CONF="$DIR/conf"
-# Hadoop 3.4 on Java 17 reflects into the JDK (Guice, Jersey): open what it needs.
+# Hadoop 3.x (the version pyspark ships) on Java 17 reflects into the JDK (Guice, Jersey): open what it needs.
 OPENS=(--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
        --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED
        --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
