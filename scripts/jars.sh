@@ -5,18 +5,15 @@
 #   jars.sh kafka   -> a Kafka broker (KAFKA_VERSION from .env) with its tools and a log4j2 backend
 source "$(dirname "$0")/lib.sh"
 
-MAVEN_SETTINGS=${MAVEN_SETTINGS:-$ROOT/scripts/maven/settings.xml}
-
 resolve() {  # resolve POM OUTDIR -D...
   local pom=$1 out=$2; shift 2
   # The stamp names the POM's content and the arguments: an edited POM resolves again.
   local stamp; stamp=$(cat "$pom" <(printf '%s\n' "$@") | sha256sum | cut -c1-16)
   [ "$(cat "$out/.complete" 2>/dev/null)" = "$stamp" ] && return 0
-  command -v mvn >/dev/null || die "Maven (mvn) is not installed: apt-get install maven, then retry."
   log "resolving $(basename "$pom" .xml) jars into $out (first run, or after its POM changed)"
   rm -rf "$out.tmp"
-  if ! mvn -q -B -s "$MAVEN_SETTINGS" -f "$pom" "$@" -Dscala.binary.version="$SCALA_BINARY_VERSION" \
-      dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out.tmp" >&2; then
+  if ! maven -f "$pom" "$@" -Dscala.binary.version="$SCALA_BINARY_VERSION" \
+      dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out.tmp"; then
     die "Maven could not resolve $(basename "$pom"): check access to Maven Central (or MAVEN_SETTINGS)."
   fi
   rm -rf "$out"; mv "$out.tmp" "$out"; echo "$stamp" > "$out/.complete"

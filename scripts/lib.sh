@@ -3,6 +3,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Debian keeps mariadbd, ldconfig and service in sbin, which a normal user's PATH lacks.
+PATH="$PATH:/usr/sbin:/sbin"
 LOCAL="$ROOT/.local"
 SECRETS="$LOCAL/secrets"
 VENV="$ROOT/.venv"
@@ -10,23 +12,45 @@ VENV="$ROOT/.venv"
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 
-# wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.5 s until it succeeds.
+# wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.5 s until it succeeds, saying
+# what it waits for (and again every 15 s).
 wait_for() {
   local what=$1 seconds=$2; shift 2
-  local deadline=$((SECONDS + seconds))
+  local deadline=$((SECONDS + seconds)) next=$((SECONDS + 15))
+  log "waiting for $what (up to $seconds s)"
   until "$@" >/dev/null 2>&1; do
     [ "$SECONDS" -lt "$deadline" ] || return 1
+    [ "$SECONDS" -lt "$next" ] || { log "still waiting for $what ($((deadline - SECONDS)) s left)"; next=$((SECONDS + 15)); }
     sleep 0.5
   done
   log "$what is ready"
 }
 
-# apt_install PACKAGE...: Debian packages the native stack needs (root only; else says what to run).
+# as_root COMMAND...: runs it as root: directly when root, else through sudo (which may ask).
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# apt_install PACKAGE...: system packages, once (root, or sudo with a prompt that says why).
+# Without recommended packages (docker-compose would bring a container engine), with apt's
+# progress: a line per package fetched, with its size.
 apt_install() {
-  [ "$(id -u)" = 0 ] || die "$* missing and this is not root: sudo apt-get install $*, then retry."
-  log "installing $* with apt-get"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >&2 \
-    || die "apt-get install $* failed: install it by hand, then retry."
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || die "$* missing, and this is neither root nor has sudo: as root, run apt-get install --no-install-recommends $*, then retry."
+    log "installing $* with sudo apt-get (system packages only; everything else stays in this checkout and runs as $(id -un)); sudo may ask for your password"
+  else
+    log "installing $* with apt-get"
+  fi
+  { as_root apt-get update -q && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; } >&2 \
+    || die "apt-get install $* failed (see above): install them by hand (apt-get install --no-install-recommends $*), then retry."
+}
+
+# maven ARGS...: mvn in batch mode with the project's settings (MAVEN_SETTINGS), to stderr: a
+# line per artifact it fetches (with its size once fetched) and any error, not Maven's build chatter.
+maven() {
+  command -v mvn >/dev/null || die "Maven (mvn) is not installed: run 'make setup' (or apt-get install maven), then retry."
+  mvn -B -s "${MAVEN_SETTINGS:-$ROOT/scripts/maven/settings.xml}" "$@" \
+    | { grep --line-buffered -E 'Download(ing|ed) from|ERROR|FAILURE' || true; } | sed -u -e 's/^\[INFO\] /  /' >&2
 }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Kafka + MySQL for local runs and tests.
-#   stack.sh up | down | status | schema | compose-check
+#   stack.sh up | down | status | schema | compose-check | remove-volumes | mode
 # `up` uses docker-compose.yml when a Docker engine answers (or STACK=docker), otherwise the
 # native stack (STACK=native): KRaft Kafka from Maven jars and the SQL server MYSQL_SERVER names
 # (Debian's MariaDB or Oracle MySQL 8.0 from Maven Central, scripts/db.sh), all in .local/.
@@ -38,10 +38,13 @@ case "${1:-}" in
       "$ROOT/scripts/kafka.sh" start
     fi
     ;;
-  down)
-    if [ "$(mode)" = docker ]; then compose down; else
-      "$ROOT/scripts/kafka.sh" stop; "$ROOT/scripts/db.sh" stop
-    fi
+  down)  # whichever runs: the native servers, and the compose stack where an engine answers
+    "$ROOT/scripts/kafka.sh" stop; "$ROOT/scripts/db.sh" stop
+    if [ "${STACK:-auto}" != native ] && timeout 5 docker info >/dev/null 2>&1; then compose down; fi
+    ;;
+  remove-volumes)  # make clean: the compose volumes go with the secrets their data was made with
+    if timeout 5 docker info >/dev/null 2>&1; then compose down -v && log "compose stack and its volumes removed"
+    else log "no Docker engine answers: no compose volumes to remove"; fi
     ;;
   status)
     if [ "$(mode)" = docker ]; then compose ps; else
@@ -60,5 +63,6 @@ case "${1:-}" in
     ensure_secret grafana_reader_password >/dev/null
     compose -f "$ROOT/docker-compose.yml" config -q && log "docker-compose.yml is valid"
     ;;
-  *) die "usage: stack.sh up|down|status|schema|compose-check" ;;
+  mode) mode ;;
+  *) die "usage: stack.sh up|down|status|schema|compose-check|remove-volumes|mode" ;;
 esac
