@@ -12,6 +12,7 @@ export KAFKA_TOPIC; KAFKA_TOPIC=$(job_setting KAFKA_TOPIC)
 PY=$(venv_python)
 
 # The local stack is started only when the job is configured for it and it is not running.
+LOCAL_STACK=0
 ensure_local_stack() {
   local mysql_host; mysql_host=$(job_setting MYSQL_HOST)
   case "$KAFKA_BOOTSTRAP_SERVERS|$mysql_host" in
@@ -23,8 +24,18 @@ ensure_local_stack() {
       if [ -z "${MYSQL_PASSWORD:-}" ] && [ -z "$(job_setting MYSQL_PASSWORD_FILE)" ]; then
         export MYSQL_PASSWORD_FILE="$SECRETS/mysql_password"
       fi
+      LOCAL_STACK=1
       ;;
   esac
+}
+
+# The compose stack's Prometheus scrapes the driver at host.docker.internal:9108 (conf/prometheus/):
+# with that stack up and METRICS_PORT not set, the job serves its metrics there. A container
+# reaches the host through the Docker bridge, not its loopback, hence METRICS_HOST 0.0.0.0.
+serve_metrics_to_compose() {
+  [ "$(job_setting METRICS_PORT)" = 0 ] && [ "$("$ROOT/scripts/stack.sh" mode)" = docker ] || return 0
+  export METRICS_PORT=9108 METRICS_HOST=${METRICS_HOST:-0.0.0.0}
+  log "the compose stack's Prometheus scrapes this host's port 9108: serving the job's metrics on $METRICS_HOST:9108 (set METRICS_PORT, or METRICS_PORT=0, to choose)"
 }
 
 create_topic() {  # each topic KAFKA_TOPIC lists
@@ -38,6 +49,7 @@ run_job() {
   # A stop request before spark-submit runs ends the wrapper cleanly: nothing has started.
   trap 'log "stop requested before the job started"; exit 0' INT TERM
   ensure_local_stack
+  [ "$LOCAL_STACK" = 0 ] || serve_metrics_to_compose
   [ "${RUN_CREATE_TOPIC:-1}" = 0 ] || create_topic >&2
   local jars; jars=$("$ROOT/scripts/jars.sh" spark)
   local classifier="$LOCAL/java/errorcount-classify.jar"  # the log-line contract (java/), make java

@@ -1,6 +1,13 @@
 """docker-compose.yml is valid and offers what the native stack offers: same versions, same
-ports, the schema as init SQL, passwords only as secret files. (No Docker engine runs here, so
-the file is validated with `docker-compose config`, which make test installs.)"""
+ports, the schema and the grants (with the stack's names) as init scripts, passwords only as
+secret files, exact image versions, Grafana started after MySQL is healthy. (No Docker engine runs
+here, so the file is validated with `docker-compose config`, which make test installs.)"""
+
+import os
+import re
+import subprocess
+
+import yaml
 
 from tests.support import ROOT, compose_config, local_stack
 
@@ -13,8 +20,29 @@ def test_compose_file_is_valid_and_pinned_like_the_native_stack():
     assert f"127.0.0.1:{env['KAFKA_PORT']}:9092/tcp" in text
     assert f"127.0.0.1:{env['MYSQL_PORT']}:3306/tcp" in text
     assert "/docker-entrypoint-initdb.d/10-schema.sql" in text
-    assert "/docker-entrypoint-initdb.d/20-grants.sql" in text
+    assert "/docker-entrypoint-initdb.d/20-grants.sh" in text
     assert "MYSQL_PASSWORD_FILE: /run/secrets/mysql_password" in text
+
+
+def test_every_image_is_an_exact_version_and_grafana_waits_for_a_healthy_mysql():
+    config = yaml.safe_load(compose_config())
+    images = {name: service["image"] for name, service in config["services"].items()}
+    assert set(images) == {"kafka", "mysql", "prometheus", "grafana"}
+    for name, image in images.items():
+        assert re.fullmatch(r"[\w./-]+:v?\d+\.\d+\.\d+", image), f"{name}: {image} is not an exact version"
+    assert config["services"]["grafana"]["depends_on"]["mysql"]["condition"] == "service_healthy"
+    assert "version" not in yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+
+
+def test_the_grants_init_script_puts_in_the_stacks_names():
+    """What the mysql image's entrypoint runs, with its docker_process_sql replaced by `cat`."""
+    script = f"docker_process_sql() {{ cat; }}; source {ROOT / 'scripts' / 'compose-grants.sh'}"
+    env = {**os.environ, "MYSQL_DATABASE": "logs_db", "MYSQL_USER": "counter", "GRANTS_SQL": str(ROOT / "sql" / "grants.sql")}
+    sql = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True).stdout
+    statements = [line for line in sql.splitlines() if re.match(r"(GRANT|REVOKE) ", line)]
+    assert len(statements) >= 4
+    assert all("`logs_db`." in line and "'counter'@'%'" in line for line in statements)
+    assert "errorcount" not in "\n".join(statements)
 
 
 def test_compose_file_holds_no_password():
