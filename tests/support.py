@@ -2,6 +2,7 @@
 `make test-mysql`) started by `make up`/`make test`."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -121,9 +122,23 @@ def process_alive(pid: int) -> bool:
 TEST_DRIVER = {"TRIGGER_INTERVAL": "1 second", "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]"}
 
 
-def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Driver:
-    """A test's driver: the job on the local stack, a non-UTC zone, two cores, its own log file."""
-    return Driver(LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log", {**driver_env(job, topic), **TEST_DRIVER, **(env or {})}, args)
+def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+           command: list[str] | None = None) -> Driver:
+    """A test's driver: the job on the local stack, a non-UTC zone, two cores, its own log file
+    (`command`: another way to start it than scripts/run.sh, run in the checkout)."""
+    return Driver(LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log", {**driver_env(job, topic), **TEST_DRIVER, **(env or {})}, args,
+                  command=command)
+
+
+BY_HAND = "<!-- run by tests/integration/test_by_hand.py and tests/yarn/test_yarn.py -->"
+
+
+def documented_block() -> str:
+    """docs/operations.md's "spark-submit by hand" command block, as written."""
+    text = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    block = re.search(re.escape(BY_HAND) + r"\n```bash\n(.*?)^```", text, flags=re.S | re.M)
+    assert block, f"docs/operations.md lost the command block after {BY_HAND}"
+    return block.group(1)
 
 
 def seed_counts_and_ledger(conn: pymysql.Connection, table: str, counts: dict[datetime, int], job: str,

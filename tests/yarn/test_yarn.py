@@ -3,14 +3,26 @@ ApplicationMaster. Its container dies mid-stream; YARN's attempt 2 must resume f
 finish exact; the stop marker and `yarn application -kill` must stop it with nothing half-committed."""
 
 import itertools
+import re
 from datetime import datetime
 
 import pytest
 
 from errorcount.errors import EXIT_FENCED
 from errorcount.tools import kafka_admin
-from tests.support import Scenario, app_password, free_port, group_offsets, query, scrape, stored_offsets, unique, wait_until
-from tests.yarn.cluster import ROOT, YarnApps, job_env
+from tests.support import (
+    Scenario,
+    app_password,
+    documented_block,
+    free_port,
+    group_offsets,
+    query,
+    scrape,
+    stored_offsets,
+    unique,
+    wait_until,
+)
+from tests.yarn.cluster import CONF_DIR, ROOT, SPARK_JARS, YarnApps, java_home, job_env
 
 START = datetime(2036, 2, 29, 23, 30)
 SMALL_BATCHES = "300"  # ten batches for 3000 lines
@@ -166,3 +178,27 @@ def test_invalid_configuration_stops_the_submission_before_yarn(yarn, run):
     assert result.returncode == 2, result.stderr
     assert "STARTING_OFFSETS must be earliest or latest" in result.stderr
     assert "spark-submit" not in result.stderr and not result.stdout.strip()  # nothing was submitted
+
+
+def test_the_documented_command_in_yarn_client_mode(yarn, run, start_driver):
+    """docs/operations.md "spark-submit by hand", as written, with SPARK_MASTER=yarn: the driver
+    runs here, its executors in YARN containers; the topic is counted exactly."""
+    marker = marker_for(run)
+    run.write(600, seed=77, minutes=20)
+    extra = [f"--conf spark.yarn.stagingDir=file://{ROOT}/.local/yarn/staging", f"--conf spark.yarn.jars=local:{SPARK_JARS}/*",
+             f"--conf spark.yarn.appMasterEnv.JAVA_HOME={java_home()}", f"--conf spark.executorEnv.JAVA_HOME={java_home()}",
+             "--conf spark.executor.instances=1 --conf spark.executor.cores=1 --conf spark.executor.memory=1g",
+             "--name errorcount-by-hand-" + run.job]
+    env = {"SPARK_MASTER": "yarn", "HADOOP_CONF_DIR": str(CONF_DIR), "SPARK_SUBMIT_EXTRA": " ".join(extra),
+           "STOP_MARKER": str(marker)}
+    driver = start_driver(run.job, run.topic, env=env, command=["bash", "-ec", documented_block()])
+    caught_up = lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)  # noqa: E731
+    wait_until(lambda: driver.check_alive() or caught_up(), 300, "the job submitted by hand in YARN client mode to catch up",
+               interval=1)
+    assert run.counts() == run.produced.total()
+    app = re.search(r"Submitted application (application_\d+_\d+)", driver.log())
+    assert app, driver.log()[-3000:]
+    assert yarn.state(app.group(1))[0] == "RUNNING"  # its executors are YARN's
+    marker.touch()
+    assert driver.wait(180) == 0, driver.log()[-3000:]
+
