@@ -229,6 +229,7 @@ def write_report(path: Path, figures: dict, command: str) -> None:
                             + len(f"<!-- /chaos:{server} -->")]
                 for server in ("mariadb", "mysql") if f"<!-- /chaos:{server} -->" in old}
     sections[figures["server"]] = section
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(INTRO + "".join(f"\n{sections[k]}\n" for k in sorted(sections)), encoding="utf-8")
 
 

@@ -81,8 +81,9 @@ def read(conn, table: str, job: str, since: datetime, until: datetime, dimension
 
 
 def draw(series: Series, title: str) -> bytes:
-    """The PNG: errors per minute as bars, rejects and commits per minute as lines; with a
-    dimension, its top values per minute below."""
+    """The PNG: errors per minute as bars, rejects and commits per minute as lines with markers (a
+    minute alone, e.g. one commit, is a point a line alone would not draw); with a dimension, its
+    top values per minute below."""
     figure, axes = pyplot.subplots(2 if series.by else 1, 1, figsize=(12, 9 if series.by else 5), dpi=100, squeeze=False)
     axis = axes[0][0]
     if series.errors:
@@ -90,11 +91,11 @@ def draw(series: Series, title: str) -> bytes:
                  label=f"errors ({sum(series.errors.values())})")
     if series.rejected:
         axis.plot(list(series.rejected), list(series.rejected.values()), color="#34495e", zorder=3,
-                  label=f"rejected ({sum(series.rejected.values())})")
+                  marker="o", markersize=3, label=f"rejected ({sum(series.rejected.values())})")
     if series.batches:
         commits = axis.twinx()
         commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,
-                     label=f"commits ({sum(series.batches.values())})")
+                     marker="o", markersize=2, label=f"commits ({sum(series.batches.values())})")
         commits.set_ylabel("commits per minute")
         commits.set_ylim(bottom=0)
         commits.legend(loc="upper right")
