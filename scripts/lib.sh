@@ -49,8 +49,9 @@ apt_install() {
 # line per artifact it fetches (with its size once fetched) and any error, not Maven's build chatter.
 maven() {
   command -v mvn >/dev/null || die "Maven (mvn) is not installed: run 'make setup' (or apt-get install maven), then retry."
-  mvn -B -s "${MAVEN_SETTINGS:-$ROOT/scripts/maven/settings.xml}" "$@" \
-    | { grep --line-buffered -E 'Download(ing|ed) from|ERROR|FAILURE' || true; } | sed -u -e 's/^\[INFO\] /  /' >&2
+  mvn -B -s "${MAVEN_SETTINGS:-$ROOT/scripts/maven/settings.xml}" "$@" 2>&1 \
+    | { grep --line-buffered -E 'Download(ing|ed) from|ERROR|FAILURE|Exception|Error:' || true; } \
+    | sed -u -e 's/^\[INFO\] /  /' >&2
 }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }

@@ -30,12 +30,14 @@ ensure_local_stack() {
 }
 
 # The compose stack's Prometheus scrapes the driver at host.docker.internal:9108 (conf/prometheus/):
-# with that stack up and METRICS_PORT not set, the job serves its metrics there. A container
-# reaches the host through the Docker bridge, not its loopback, hence METRICS_HOST 0.0.0.0.
+# with that stack up and METRICS_PORT set neither in the environment nor in the config file, the
+# job serves its metrics there. A container reaches the host through the Docker bridge, not its
+# loopback, hence METRICS_HOST 0.0.0.0.
 serve_metrics_to_compose() {
-  [ "$(job_setting METRICS_PORT)" = 0 ] && [ "$("$ROOT/scripts/stack.sh" mode)" = docker ] || return 0
+  [ -z "${METRICS_PORT+set}" ] && [ "$(job_setting METRICS_PORT)" = 0 ] || return 0
+  [ "$("$ROOT/scripts/stack.sh" mode)" = docker ] || return 0
   export METRICS_PORT=9108 METRICS_HOST=${METRICS_HOST:-0.0.0.0}
-  log "the compose stack's Prometheus scrapes this host's port 9108: serving the job's metrics on $METRICS_HOST:9108 (set METRICS_PORT, or METRICS_PORT=0, to choose)"
+  log "the compose stack's Prometheus scrapes this host's port 9108: serving the job's metrics on $METRICS_HOST:9108 (METRICS_PORT in the environment chooses, 0 turns it off)"
 }
 
 create_topic() {  # each topic KAFKA_TOPIC lists

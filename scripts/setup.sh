@@ -11,6 +11,8 @@
 #   unzip                  unpacks the MySQL artifact
 #   openssl                the local CA and server certificate for MariaDB's TLS
 #   procps                 pgrep (scripts/run.sh hands a stop signal to the driver)
+#   tzdata                 the zone database: the tests run under non-UTC zones (TZ), which
+#                          without it silently mean UTC
 #   docker-compose         validates docker-compose.yml (make compose-check); installed without its
 #                          recommended container engine: no Docker engine is installed or needed
 # The package names differ per distribution: Debian 12 and Ubuntu 24.04 are known (SETUP_DISTRO
@@ -47,6 +49,7 @@ missing_packages() {
   command -v unzip >/dev/null || echo unzip
   command -v openssl >/dev/null || echo openssl
   command -v pgrep >/dev/null || echo procps
+  [ -e /usr/share/zoneinfo/Europe/Berlin ] || echo tzdata
   command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || echo docker-compose
 }
 

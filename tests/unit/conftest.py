@@ -15,6 +15,8 @@ CLASSIFIER = Path(__file__).resolve().parents[2] / ".local" / "java" / "errorcou
 def spark():
     os.environ["TZ"] = "Pacific/Chatham"  # +12:45/+13:45: no whole-hour accident can hide
     time.tzset()
+    # Without the zone database (the tzdata package) TZ silently means UTC: the tests would prove nothing.
+    assert time.localtime().tm_gmtoff != 0, "TZ=Pacific/Chatham reads as UTC: install tzdata (make setup does)"
     if not CLASSIFIER.exists():
         pytest.fail(f"{CLASSIFIER} is missing: run the unit tests through make (make check / make test-unit builds it)")
     session = (SparkSession.builder.master("local[2]").appName("errorcount-unit")

@@ -196,7 +196,7 @@ def test_the_documented_command_in_yarn_client_mode(yarn, run, start_driver):
     wait_until(lambda: driver.check_alive() or caught_up(), 300, "the job submitted by hand in YARN client mode to catch up",
                interval=1)
     assert run.counts() == run.produced.total()
-    app = re.search(r"Submitted application (application_\d+_\d+)", driver.log())
+    app = re.search(r"Submitting application (application_\d+_\d+) to ResourceManager", driver.log())
     assert app, driver.log()[-3000:]
     assert yarn.state(app.group(1))[0] == "RUNNING"  # its executors are YARN's
     marker.touch()
