@@ -7,9 +7,10 @@ import os
 import re
 import subprocess
 
+import pytest
 import yaml
 
-from tests.support import ROOT, compose_config, local_stack
+from tests.support import ROOT, compose_config, local_stack, scrape, unique, wait_until
 
 
 def test_compose_file_is_valid_and_pinned_like_the_native_stack():
@@ -51,3 +52,30 @@ def test_compose_file_holds_no_password():
         value = (ROOT / ".local" / "secrets" / secret).read_text(encoding="utf-8").strip()
         assert value not in text
     assert "MYSQL_ROOT_PASSWORD:" not in text and "MYSQL_PASSWORD:" not in text
+
+
+@pytest.mark.slow
+def test_make_run_serves_the_metrics_the_compose_prometheus_scrapes(clean_error_log, make_topic, start_driver):
+    """With the compose stack (STACK=docker here names it without an engine: the native servers
+    answer on the same ports), scripts/run.sh serves the job's metrics on the port
+    conf/prometheus/prometheus.yml scrapes, on every address; METRICS_PORT in the environment wins."""
+    scraped = yaml.safe_load((ROOT / "conf" / "prometheus" / "prometheus.yml").read_text(encoding="utf-8"))
+    port = int(scraped["scrape_configs"][0]["static_configs"][0]["targets"][0].rpartition(":")[2])
+    topic, job = make_topic(partitions=1), unique("job")
+    driver = start_driver(job, topic, env={"STACK": "docker"})
+    label = f'job_name="{job}"'
+
+    def epoch() -> float | None:
+        driver.check_alive()
+        try:
+            return scrape(f"127.0.0.1:{port}").get(("errorcount_epoch", label))
+        except OSError:  # not listening yet
+            return None
+    metrics = wait_until(epoch, 120, "the driver's metrics on the port the compose Prometheus scrapes")
+    assert metrics == 1.0
+    assert f"serving the job's metrics on 0.0.0.0:{port}" in driver.log()
+    assert driver.stop() == 0, driver.log()[-3000:]
+    chosen = start_driver(job, topic, env={"STACK": "docker", "METRICS_PORT": "0"})
+    wait_until(lambda: chosen.check_alive() or "query 1:" in chosen.log(), 120, "the second driver's query")
+    assert "serving the job's metrics" not in chosen.log()
+    assert chosen.stop() == 0, chosen.log()[-3000:]
