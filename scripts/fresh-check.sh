@@ -34,6 +34,14 @@ debootstrap --variant=minbase --include=git,make,sudo,ca-certificates bookworm "
   || die "debootstrap failed: see $FRESH/debootstrap.log"
 R="$FRESH/root"
 cp /etc/resolv.conf /etc/hosts "$R/etc/"
+# The host's own trust for the network it shares: extra CA certificates (a TLS-inspecting proxy's,
+# say) and pip's certificate setting, as a newcomer's host on that network would have them.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$R/usr/local/share/ca-certificates/"
+  chroot "$R" update-ca-certificates >/dev/null 2>&1 || die "update-ca-certificates failed in $R"
+  log "carried the host's extra CA certificates in: $(cd /usr/local/share/ca-certificates && echo *.crt)"
+fi
+[ ! -f /etc/pip.conf ] || cp /etc/pip.conf "$R/etc/pip.conf"
 printf 'deb %s bookworm main\ndeb %s bookworm-updates main\n' "$MIRROR" "$MIRROR" > "$R/etc/apt/sources.list"
 chroot "$R" useradd --create-home --shell /bin/bash newcomer
 echo 'newcomer ALL=(ALL) NOPASSWD: ALL' > "$R/etc/sudoers.d/newcomer"; chmod 440 "$R/etc/sudoers.d/newcomer"
