@@ -5,7 +5,8 @@
 #   make run    must set everything up by itself (system packages through sudo, the virtualenv,
 #               jars, Kafka, MariaDB as that user), start the job and stop cleanly (stop marker)
 #   make test   must pass
-# It runs in its own mount and PID namespaces (unshare): what it mounts and starts ends with it.
+# It runs in its own mount and PID namespaces (unshare), bash as their init: what it mounts and
+# starts ends with it.
 # The host's network is shared (apt, PyPI and Maven Central are reached from inside), so the
 # stack's ports (9092, 9093, 3306) must be free: `make down` first. Root (or sudo) is needed for
 # debootstrap and chroot. Not part of CI; docs/testing.md says what it showed.
@@ -83,7 +84,10 @@ unshare --mount --pid --fork --propagation private bash -ec '
   R=$1; shift
   mount -t proc proc "$R/proc"; mount -t sysfs sys "$R/sys"; mount --rbind /dev "$R/dev"
   mount -t tmpfs tmpfs "$R/dev/shm"
-  exec chroot "$R" su --login newcomer -c "bash ~/first-hour.sh $*"
+  # bash stays PID 1 of the namespace (no exec): it reaps the orphans (servers started with
+  # setsid and then SIGKILLed by the tests) as init does on a real host; su would leave zombies.
+  chroot "$R" su --login newcomer -c "bash ~/first-hour.sh $*"; rc=$?
+  exit "$rc"
 ' fresh-check "$R" $TARGETS 2>&1 | tee "$FRESH/first-hour.log"
 rc=${PIPESTATUS[0]}
 log "newcomer's first hour: exit $rc after $((SECONDS - started)) s in all (log: $FRESH/first-hour.log)"
