@@ -41,10 +41,10 @@ ensure_mariadb() {
 
 # Only what the server and its two clients need is unpacked (~325 MB of the 1.2 GB inside).
 ensure_mysql() {
-  { ldconfig -p | grep -q 'libaio\.so\.1\(t64\)\? ' && ldconfig -p | grep -q 'libnuma\.so\.1 ' && command -v unzip >/dev/null; } \
+  { has_lib 'libaio\.so\.1\(t64\)\?' && has_lib 'libnuma\.so\.1' && command -v unzip >/dev/null; } \
     || "$ROOT/scripts/setup.sh"
   local aio64; aio64=$(ldconfig -p | awk '/libaio\.so\.1t64 / {print $NF; exit}')
-  if ! ldconfig -p | grep -q 'libaio\.so\.1 ' && [ -n "$aio64" ]; then
+  if ! has_lib 'libaio\.so\.1' && [ -n "$aio64" ]; then
     mkdir -p "$COMPAT"; ln -sfn "$aio64" "$COMPAT/libaio.so.1"
   fi
   [ -f "$MYSQL_BASE/.complete" ] && return 0

@@ -54,6 +54,9 @@ maven() {
     | sed -u -e 's/^\[INFO\] /  /' >&2
 }
 
+# has_lib NAME_REGEX: the dynamic linker knows a library of that name (a grep pattern, e.g. 'libnuma\.so\.1').
+has_lib() { ldconfig -p 2>/dev/null | grep -q "$1 "; }
+
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }

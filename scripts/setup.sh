@@ -33,8 +33,6 @@ distro() {
   esac
 }
 
-has_lib() { ldconfig -p 2>/dev/null | grep -q "$1 "; }
-
 # The packages missing on this host, by what is found rather than by what dpkg lists, so tools
 # installed another way (a JDK from elsewhere, pyenv's Python) are used as they are.
 missing_packages() {
@@ -44,7 +42,7 @@ missing_packages() {
   { command -v javac >/dev/null && command -v jar >/dev/null; } || echo openjdk-17-jdk-headless
   command -v mvn >/dev/null || echo maven
   command -v mariadbd >/dev/null || echo mariadb-server
-  has_lib 'libaio\.so\.1' || has_lib 'libaio\.so\.1t64' || echo "$aio"
+  has_lib 'libaio\.so\.1\(t64\)\?' || echo "$aio"
   has_lib 'libnuma\.so\.1' || echo libnuma1
   command -v unzip >/dev/null || echo unzip
   command -v openssl >/dev/null || echo openssl

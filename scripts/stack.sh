@@ -11,10 +11,12 @@ compose() {
   if docker compose version >/dev/null 2>&1; then docker compose "$@"; else docker-compose "$@"; fi
 }
 
+engine_answers() { timeout 5 docker info >/dev/null 2>&1; }
+
 mode() {
   case "${STACK:-auto}" in
     docker|native) echo "$STACK" ;;
-    auto) if timeout 5 docker info >/dev/null 2>&1; then echo docker; else echo native; fi ;;
+    auto) if engine_answers; then echo docker; else echo native; fi ;;
     *) die "STACK must be auto, docker or native (got '$STACK')." ;;
   esac
 }
@@ -40,10 +42,10 @@ case "${1:-}" in
     ;;
   down)  # whichever runs: the native servers, and the compose stack where an engine answers
     "$ROOT/scripts/kafka.sh" stop; "$ROOT/scripts/db.sh" stop
-    if [ "${STACK:-auto}" != native ] && timeout 5 docker info >/dev/null 2>&1; then compose down; fi
+    if [ "${STACK:-auto}" != native ] && engine_answers; then compose down; fi
     ;;
   remove-volumes)  # make clean: the compose volumes go with the secrets their data was made with
-    if timeout 5 docker info >/dev/null 2>&1; then compose down -v && log "compose stack and its volumes removed"
+    if engine_answers; then compose down -v && log "compose stack and its volumes removed"
     else log "no Docker engine answers: no compose volumes to remove"; fi
     ;;
   status)
