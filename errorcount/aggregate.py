@@ -1,10 +1,15 @@
 """Per-batch aggregation: one Spark job yields everything the MySQL transaction needs
 (errorcount/summary.py folds its rows into the batch's BatchSummary)."""
 
+from collections.abc import Mapping
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from errorcount.columns import once_per_app
+from errorcount.offsets import TopicPartition
+
+Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
 
 
 @once_per_app
@@ -22,7 +27,7 @@ def dead_letter_slots(limit: int, partitions: int) -> int:
     return -(-limit // max(partitions, 1)) if limit > 0 else 0
 
 
-def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
+def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | None = None) -> DataFrame:
     """In: classify_lines_df output (topic, partition, offset, minute, is_error, reject_reason, raw_value, series).
     Out: topic, partition, error_minute (epoch minute of ERROR rows, null for all other rows), series
     (an ERROR row's GROUP_BY values, else null), dead_slot, records, rejected, min_offset,
@@ -33,8 +38,17 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
     lowest offset (min_offset) with that row's reason and raw value. With slots 0, dead_slot,
     reject_reason and raw_value are null. So one job yields counts, offset ranges and the dead
     letters, at most partitions x (ERROR minutes x series + 1 + slots) rows; a partition whose
-    batch spans at most `slots` offsets keeps every rejected row, a longer one keeps a sample spread over the batch."""
+    batch spans at most `slots` offsets keeps every rejected row, a longer one keeps a sample spread over the batch.
+
+    With `bounds` (the batch's planned offsets), an ERROR row inside its partition's bounds is
+    counted with partition null: ERROR rows group by topic, minute and series across partitions
+    (partitions times fewer rows to shuffle, collect and fold). Every other row keeps its
+    partition, so the offset ranges the driver checks (no record before the stored offset, none
+    past the plan) still see each row that could break them."""
     keys, aggregates = _summary_columns()
+    if bounds:
+        keys = [keys[0], F.when(F.col("is_error") & _inside(bounds), F.lit(None)).otherwise(F.col("partition"))
+                .alias("partition"), *keys[2:]]
     dead_slot = (F.when(F.col("reject_reason").isNotNull(), F.pmod(F.col("offset"), F.lit(slots))) if slots
                  else F.lit(None).cast("long"))
     if not slots:  # no dead letters (DEAD_LETTER_LIMIT=0): skip picking each group's first reject
@@ -44,6 +58,21 @@ def batch_summary_df(classified: DataFrame, slots: int = 0) -> DataFrame:
     return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates, *newest)
             .select("topic", "partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset",
                     "max_offset", "reject_reason", "raw_value", *(["newest_ms"] if newest else [])))
+
+
+def _inside(bounds: Bounds) -> Column:
+    """Whether a row's offset lies in its partition's bounds; null (not inside) for a partition the
+    bounds do not name. The bounds are literal arrays in a literal map (topic -> first offsets,
+    ends by partition), which Spark's generated code holds as references: a batch with other
+    offsets reuses the compiled code."""
+    def by_topic(which: int) -> Column:
+        entries = []
+        for topic in sorted({tp.topic for tp in bounds}):
+            size = max(tp.partition for tp in bounds if tp.topic == topic) + 1
+            values = [bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(size)]
+            entries += [F.lit(topic), F.array(*[F.lit(v).cast("long") for v in values])]
+        return F.try_element_at(F.try_element_at(F.create_map(*entries), F.col("topic")), F.col("partition") + 1)
+    return (F.col("offset") >= by_topic(0)) & (F.col("offset") < by_topic(1))
 
 
 @once_per_app

@@ -115,13 +115,19 @@ def stored_state(stored: Position, before: Position, after: Position | None) -> 
     return AFTER if after is not None and stored == after else OTHER
 
 
+def beyond_plan(ranges: dict[TopicPartition, tuple[int, int]], planned: Position) -> bool:
+    """Whether a batch's rows hold a record at or past the end Spark planned for its partition
+    (or of a partition the plan does not name): the plan is not what was read."""
+    return any(planned.get(partition, -1) <= high for partition, (_low, high) in ranges.items())
+
+
 def batch_end(expected: Position, ranges: dict[TopicPartition, tuple[int, int]], planned: Position | None) -> Position:
     """Next offsets after a batch: the end Spark planned for it (`planned`, from the checkpoint's
     offset log), which also covers what a read_committed reader never sees at the end of a batch:
     a transaction's commit or abort marker, an aborted transaction's records. Without a plan, or
     one that the rows contradict (a record at or past its end), max offset + 1 (advance)."""
     seen = advance(expected, ranges)
-    if planned is None or any(planned.get(partition, -1) < seen[partition] for partition in ranges):
+    if planned is None or beyond_plan(ranges, planned):
         return seen
     return {**seen, **{partition: end for partition, end in planned.items() if end > seen.get(partition, -1)}}
 

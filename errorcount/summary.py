@@ -29,51 +29,66 @@ class BatchSummary:
     per_topic: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # topic: (records, errors, rejected)
 
 
+FIELDS = ("topic", "partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset", "max_offset",
+          "reject_reason", "raw_value", "newest_ms")  # batch_summary_df's columns, as summarize() reads them
+
+
 def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> BatchSummary:
     """Folds batch_summary_df rows (collected to the driver) into one BatchSummary, keeping at
-    most `dead_letter_limit` dead letters (None: all), lowest (topic, partition, offset) first."""
-    records = errors = rejected = 0
+    most `dead_letter_limit` dead letters (None: all), lowest (topic, partition, offset) first.
+    The offset ranges come from the rows with a partition.
+    A batch of many minutes and series has tens of thousands of rows: each is unpacked once and
+    added to per-partition accumulators, the totals are made from those at the end."""
     minute_counts: dict[int, int] = {}
     series_counts: dict[tuple[int, str], int] = {}
-    ranges: dict[TopicPartition, tuple[int, int]] = {}
+    partitions: dict[tuple[str, int | None], list[int]] = {}  # (topic, partition): [records, errors, rejected, low, high]
     dead_letters: list[DeadLetter] = []
     newest_ms: int | None = None
-    per_topic: dict[str, tuple[int, int, int]] = {}
-    get: Callable[[Any, str], Any] | None = None
+    values: Callable[[Any], tuple] | None = None
     for row in rows:
-        get = get or reader(row)
-        partition = TopicPartition(get(row, "topic"), get(row, "partition"))
-        minute, count, low, high = get(row, "error_minute"), get(row, "records"), get(row, "min_offset"), get(row, "max_offset")
-        records += count
-        rejects = get(row, "rejected")
-        rejected += rejects
-        topic_records, topic_errors, topic_rejected = per_topic.get(partition.topic, (0, 0, 0))
-        per_topic[partition.topic] = (topic_records + count, topic_errors + (count if minute is not None else 0),
-                                      topic_rejected + rejects)
+        values = values or reader(row)
+        topic, partition, minute, series, slot, count, rejects, low, high, reason, raw, newest = values(row)
+        seen = partitions.get((topic, partition))
+        if seen is None:
+            seen = partitions[topic, partition] = [0, 0, 0, low, high]
+        seen[0] += count
+        seen[2] += rejects
+        if low < seen[3]:
+            seen[3] = low
+        if high > seen[4]:
+            seen[4] = high
         if minute is not None:
-            errors += count
+            seen[1] += count
             minute_counts[minute] = minute_counts.get(minute, 0) + count
-            series = get(row, "series")
             if series is not None:
                 series_counts[minute, series] = series_counts.get((minute, series), 0) + count
-        elif get(row, "dead_slot") is not None:
-            raw = get(row, "raw_value")
-            dead_letters.append((*partition, low, get(row, "reject_reason"), None if raw is None else bytes(raw)))
-        newest = get(row, "newest_ms")
+        elif slot is not None:
+            dead_letters.append((topic, partition, low, reason, None if raw is None else bytes(raw)))
         if newest is not None and (newest_ms is None or newest > newest_ms):
             newest_ms = newest
-        low_seen, high_seen = ranges.get(partition, (low, high))
-        ranges[partition] = (min(low_seen, low), max(high_seen, high))
+    per_topic: dict[str, tuple[int, int, int]] = {}
+    for (topic, _partition), (records, errors, rejected, _low, _high) in partitions.items():
+        topic_records, topic_errors, topic_rejected = per_topic.get(topic, (0, 0, 0))
+        per_topic[topic] = (topic_records + records, topic_errors + errors, topic_rejected + rejected)
+    # partition None: ERROR rows inside the batch's planned offsets (aggregate.batch_summary_df's
+    # bounds), counted across partitions; they bound no partition's range
+    ranges = {TopicPartition(topic, partition): (seen[3], seen[4]) for (topic, partition), seen in partitions.items()
+              if partition is not None}
     kept = tuple(sorted(dead_letters, key=lambda letter: letter[:3])[:dead_letter_limit])
-    return BatchSummary(records, errors, rejected, minute_counts, ranges, kept, newest_ms, series_counts, per_topic)
+    return BatchSummary(sum(t[0] for t in per_topic.values()), sum(t[1] for t in per_topic.values()),
+                        sum(t[2] for t in per_topic.values()), minute_counts, ranges, kept, newest_ms, series_counts,
+                        per_topic)
 
 
-def reader(row: Any) -> Callable[[Any, str], Any]:
-    """How to read a field of pyspark Rows shaped like `row` by position (a batch of many minutes
-    and series has tens of thousands of rows; Row's lookup by name scans its fields), None for a
-    field the rows do not have."""
-    index = {name: position for position, name in enumerate(row.__fields__)}
-    return lambda r, name: r[index[name]] if name in index else None
+def reader(row: Any) -> Callable[[Any], Any]:
+    """How to unpack pyspark Rows shaped like `row` into FIELDS' values: as they are when their
+    fields are FIELDS in order (the aggregate's rows: tuple unpacking, no per-field call), else by
+    position, None for a field the rows do not have (newest_ms without timestamps)."""
+    names = tuple(row.__fields__)
+    if names == FIELDS:
+        return lambda r: r
+    index = {name: position for position, name in enumerate(names)}
+    return lambda r: tuple(tuple.__getitem__(r, index[name]) if name in index else None for name in FIELDS)
 
 
 def every_dead_letter(rows: Iterable[Any]) -> tuple[DeadLetter, ...]:

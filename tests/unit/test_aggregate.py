@@ -1,11 +1,17 @@
 """batch_summary_df on inline rows, summarize() folding the collected rows, and the dead letters
 picked in the same job."""
 
+import dataclasses
+
+import pytest
 from chispa import assert_df_equality
 from pyspark.sql import Row
 
 from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
-from errorcount.offsets import TopicPartition
+from errorcount.batch import count_planned
+from errorcount.errors import DataLossError
+from errorcount.faults import NO_FAULTS
+from errorcount.offsets import TopicPartition, batch_end, check_no_overlap
 from errorcount.parse import Contract, classify_lines_df
 from errorcount.summary import BatchSummary, every_dead_letter, summarize
 
@@ -37,6 +43,44 @@ def test_batch_summary_groups_errors_by_partition_and_minute(spark):
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
                        ignore_nullable=True)
+
+
+BOUNDS = {TopicPartition("t", 0): (10, 20), TopicPartition("t", 1): (5, 8)}  # u-0 unplanned
+
+
+def bounded_rows():
+    return [
+        ("t", 0, 10, 100, True, None, None, "a"), ("t", 0, 19, 100, True, None, None, "a"),  # first and last offset
+        ("t", 1, 7, 100, True, None, None, "a"),     # another partition, same minute and series: one row
+        ("t", 1, 6, 101, True, None, None, "b"),
+        ("t", 0, 9, 100, True, None, None, "a"),     # before the bounds (read again?): keeps its partition
+        ("t", 1, 8, 100, True, None, None, "a"),     # at the planned end: keeps its partition
+        ("t", 0, 12, 100, False, None, None, None), ("t", 1, 5, None, False, "bad_level", b"x", None),
+        ("u", 0, 3, 100, True, None, None, "a"),     # a partition the bounds do not name: keeps it
+    ]
+
+
+def test_with_bounds_errors_inside_count_across_partitions_and_others_keep_theirs(spark):
+    expected = [
+        ("t", None, 100, "a", None, 3, 0, 7, 19, None, None), ("t", None, 101, "b", None, 1, 0, 6, 6, None, None),
+        ("t", 0, 100, "a", None, 1, 0, 9, 9, None, None), ("t", 1, 100, "a", None, 1, 0, 8, 8, None, None),
+        ("t", 0, None, None, None, 1, 0, 12, 12, None, None), ("t", 1, None, None, None, 1, 1, 5, 5, None, None),
+        ("u", 0, 100, "a", None, 1, 0, 3, 3, None, None),
+    ]
+    actual = spark.createDataFrame(bounded_rows(), IN_SCHEMA).transform(lambda df: batch_summary_df(df, 0, BOUNDS))
+    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+                       ignore_nullable=True)
+
+
+def test_bounds_change_no_count_and_every_row_that_breaks_them_still_bounds_its_partition(spark):
+    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
+    plain, bounded = summarize(batch_summary_df(df, 2).collect()), summarize(batch_summary_df(df, 2, BOUNDS).collect())
+    assert dataclasses.replace(bounded, ranges=plain.ranges) == plain
+    # t-0 from 9 (an ERROR row before the bounds), t-1 to 8 (one at the planned end), as without bounds
+    assert bounded.ranges == {TopicPartition("t", 0): (9, 12), TopicPartition("t", 1): (5, 8),
+                              TopicPartition("u", 0): (3, 3)} == plain.ranges | {TopicPartition("t", 0): (9, 12)}
+    with pytest.raises(DataLossError, match="offset 9 of topic 't' partition 0"):
+        check_no_overlap({TopicPartition("t", 0): 10}, bounded.ranges)
 
 
 def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
@@ -104,3 +148,21 @@ def test_rejected_rows_are_every_reject_with_its_reason_and_prefix(spark):
     collected = rejected_rows_df(spark.createDataFrame(rows, IN_SCHEMA)).collect()
     assert every_dead_letter(collected) == (("s", 1, 9, "empty_line", b""), ("t", 0, 5, "bad_level", b"x"),
                                             ("t", 0, 7, "null_value", None))
+
+
+def test_a_batch_past_its_plan_is_counted_again_with_every_rows_partition(spark):
+    """count_planned: bounds from the stored offsets to Spark's plan; a row at or past the plan's
+    end (t-1's 8 below, planned end 8) means the plan is not what was read, and the inside ERROR
+    rows (t-1's 7 and 6, t-0's 19) must bound their partitions again for batch_end's max + 1."""
+    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
+    stored = {TopicPartition("t", 0): 9, TopicPartition("t", 1): 5}
+    plan = {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9, TopicPartition("u", 0): 4}
+    within = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan)
+    # all ERROR rows lie inside: the ranges are the other rows' (u-0 has none)
+    assert within.ranges == {TopicPartition("t", 0): (12, 12), TopicPartition("t", 1): (5, 5)}
+    assert batch_end(stored, within.ranges, plan) == plan
+    past = {**plan, TopicPartition("t", 1): 8}
+    again = count_planned(df, 0, 0, 2, NO_FAULTS, stored, past)
+    assert again == count_planned(df, 0, 0, 2, NO_FAULTS, stored, None) == summarize(batch_summary_df(df).collect())
+    assert batch_end(stored, again.ranges, past) == {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9,
+                                                     TopicPartition("u", 0): 4}

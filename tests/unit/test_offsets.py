@@ -9,6 +9,7 @@ from errorcount.offsets import TopicPartition as TP
 from errorcount.offsets import (
     advance,
     batch_end,
+    beyond_plan,
     check_no_overlap,
     describe_gaps,
     find_gaps,
@@ -129,3 +130,10 @@ def test_stored_offsets_within_the_retained_range_are_no_gap():
 ])
 def test_minute_key_is_a_plain_utc_wall_clock(minute, text):
     assert minute_key(minute) == text
+
+
+def test_rows_at_or_past_the_planned_end_or_outside_the_plan_are_beyond_it():
+    assert not beyond_plan({TP("t", 0): (50, 79)}, {TP("t", 0): 80})
+    assert beyond_plan({TP("t", 0): (50, 80)}, {TP("t", 0): 80})
+    assert beyond_plan({TP("t", 1): (0, 0)}, {TP("t", 0): 80})
+    assert not beyond_plan({}, {TP("t", 0): 80})
