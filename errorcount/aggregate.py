@@ -8,6 +8,7 @@ from pyspark.sql import functions as F
 
 from errorcount.columns import once_per_app
 from errorcount.offsets import TopicPartition
+from errorcount.summary import FIELDS
 
 Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
 
@@ -56,8 +57,7 @@ def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | Non
                                        F.lit(None).cast("binary").alias("raw_value")]
     newest = _newest() if "timestamp" in classified.columns else []
     return (classified.groupBy(*keys, dead_slot.alias("dead_slot")).agg(*aggregates, *newest)
-            .select("topic", "partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset",
-                    "max_offset", "reject_reason", "raw_value", *(["newest_ms"] if newest else [])))
+            .select(*[name for name in FIELDS if newest or name != "newest_ms"]))
 
 
 def _inside(bounds: Bounds) -> Column:

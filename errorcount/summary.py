@@ -29,8 +29,10 @@ class BatchSummary:
     per_topic: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # topic: (records, errors, rejected)
 
 
+# batch_summary_df's columns, in its order (it selects them from here; newest_ms only when the
+# input has timestamps): summarize() unpacks rows in this order without a per-field lookup
 FIELDS = ("topic", "partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset", "max_offset",
-          "reject_reason", "raw_value", "newest_ms")  # batch_summary_df's columns, as summarize() reads them
+          "reject_reason", "raw_value", "newest_ms")
 
 
 def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> BatchSummary:
