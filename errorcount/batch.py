@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from pyspark.sql import DataFrame
 
@@ -93,7 +94,12 @@ class BatchCommitter:
     `checkpoint` is the query's fresh checkpoint directory (its offset log tells each batch's
     size ahead); `partitions` (of every topic, at start) spreads DEAD_LETTER_LIMIT over them;
     `retention` prunes old rows after a commit, when a pass is due. stop() waits for a batch
-    boundary; ended_by() tells the JobStop that ended the query, if one did."""
+    boundary; ended_by() tells the JobStop that ended the query, if one did.
+
+    With OVERLAP_COMMIT a batch's transaction runs on one committing thread while Spark reads and
+    counts the next batch. Transactions stay one at a time and in order: a batch is counted against
+    the offsets the previous one is committing (`expected`), waits for that commit before its own
+    starts, and is dropped, uncommitted, if it failed. `stored` is what MySQL is known to hold."""
 
     def __init__(self, cfg: Config, job_store: store.Store, stored: offsets.Position, partitions: int,
                  retention: Retention, checkpoint: str, watch: Watch | None = None,
@@ -106,10 +112,14 @@ class BatchCommitter:
         self.retention = retention
         self.checkpoint = checkpoint
         self.slots = dead_letter_slots(cfg.dead_letter_limit, partitions)
-        self.expected = dict(stored)
+        self.expected = dict(stored)  # what MySQL holds once the batch being committed, if any, is
+        self.stored = dict(stored)    # what MySQL is known to hold
         self._lock = threading.Lock()  # held for the whole of a batch
         self._stopping = False
         self._failure: JobStop | None = None
+        self._committing = ThreadPoolExecutor(1, "errorcount-commit") if cfg.overlap_commit else None
+        self._pending: Future | None = None  # the commit under way on that thread
+        self._commit_failed: BaseException | None = None  # once set, no later batch commits
 
     def __call__(self, batch_df: DataFrame, batch_id: int) -> None:
         """foreachBatch: `batch_df` holds one batch's classify_lines_df rows."""
@@ -124,10 +134,44 @@ class BatchCommitter:
 
     def stop(self) -> offsets.Position:
         """Waits for an in-flight batch to commit or roll back, then refuses further batches;
-        returns the offsets MySQL holds."""
+        returns the offsets MySQL holds. Raises a JobStop a commit still under way raised."""
         with self._lock:
             self._stopping = True
-            return dict(self.expected)
+            self.close()
+            if self._commit_failed is not None:
+                log.warning("the last batch's commit failed (%s): not stored, it is read again at the next start",
+                            self._commit_failed)
+            return dict(self.stored)
+
+    def close(self) -> None:
+        """Waits for the commit under way, if any, and ends the committing thread: once this returns
+        nothing else uses the store's connection. A JobStop that commit raised is raised (its exit
+        code is owed); any other failure is left to failed_commit(), the query having failed anyway."""
+        try:
+            self.await_commit()
+        except JobStop as stop:
+            self._failure = stop
+            raise
+        except Exception:  # noqa: BLE001  # recorded in _commit_failed by commit_batch
+            pass
+        finally:
+            if self._committing:
+                self._committing.shutdown()
+
+    def await_commit(self) -> None:
+        """Waits for the commit under way, if any; raises what it raised. After a failed commit every
+        later batch raises the same, uncommitted: the query fails and the next start resumes from
+        what MySQL holds."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+        if self._commit_failed is not None:
+            raise self._commit_failed
+
+    def failed_commit(self) -> BaseException | None:
+        """What a commit raised, if one failed; without waiting. The driver's loop ends the query on
+        it even when no further batch arrives."""
+        return self._commit_failed
 
     def ended_by(self) -> JobStop | None:
         """The JobStop a batch raised (fenced, data loss, MySQL away for good), if any: why the
@@ -150,24 +194,42 @@ class BatchCommitter:
         offsets.check_no_overlap(self.expected, summary.ranges)
         self.check_topic(batch_id, {tp.topic for tp in after})
         counted = time.monotonic()
-        self.store.hooks.fail("query_fails")
-        self.store.hooks.crash("before_transaction")
-        commit_started = time.monotonic()
-        self.commit(summary, after, batch_id)
-        self.store.hooks.crash("after_commit")
-        done = time.monotonic()
-        self.expected = after
-        behind, seconds = self.watch.committed(summary, after, done - started, done - commit_started)
-        # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
-        # transaction; batch_ms: all of it. lag: records behind the topic's end (as of the newest
-        # progress Spark reported: errorcount/lag.py); lag_s: seconds behind its newest record.
-        log.info("%s", logline.line(
-            logline.BATCH, batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
-            dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=after,
-            plan="one-task" if one_task else "parallel", count_ms=int((counted - started) * 1000),
-            commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000),
-            lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
-        self.retention.after_commit(self.store, sorted({tp.topic for tp in after}))
+        self.await_commit()  # the previous batch's: transactions one at a time, in batch order
+        before, self.expected = self.expected, after
+        plan = "one-task" if one_task else "parallel"
+        if self._committing:
+            self._pending = self._committing.submit(self.commit_batch, summary, before, after, batch_id, started, counted, plan)
+        else:
+            self.commit_batch(summary, before, after, batch_id, started, counted, plan)
+
+    def commit_batch(self, summary: BatchSummary, before: offsets.Position, after: offsets.Position, batch_id: int,
+                     started: float, counted: float, plan: str) -> None:
+        """Step two: the batch's transaction on top of `before`, then its log line, metrics and any
+        retention pass due (on the committing thread with OVERLAP_COMMIT)."""
+        try:
+            self.store.hooks.fail("query_fails")
+            self.store.hooks.crash("before_transaction")
+            commit_started = time.monotonic()
+            self.commit(summary, before, after, batch_id)
+            self.store.hooks.crash("after_commit")
+            done = time.monotonic()
+            self.stored = after
+            behind, seconds = self.watch.committed(summary, after, done - started, done - commit_started)
+            # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
+            # transaction; batch_ms: all of it (with OVERLAP_COMMIT: to the end of the commit, which ran
+            # while Spark read the next batch, and including any wait for the previous one). lag: records
+            # behind the topic's end (as of the newest progress Spark reported: errorcount/lag.py);
+            # lag_s: seconds behind its newest record.
+            log.info("%s", logline.line(
+                logline.BATCH, batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
+                dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=after,
+                plan=plan, count_ms=int((counted - started) * 1000),
+                commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000),
+                lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
+            self.retention.after_commit(self.store, sorted({tp.topic for tp in after}))
+        except BaseException as failure:
+            self._commit_failed = failure
+            raise
 
     def planned_records(self, batch_id: int, ends: offsets.Position | None = None) -> int | None:
         """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
@@ -199,12 +261,12 @@ class BatchCommitter:
                                      f"{self.topic_ids.get(topic)} as when it was first read (deleted or recreated): "
                                      "nothing of this batch is committed")
 
-    def commit(self, summary: BatchSummary, after: offsets.Position, batch_id: int) -> None:
+    def commit(self, summary: BatchSummary, before: offsets.Position, after: offsets.Position, batch_id: int) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
         broke during COMMIT, the stored offsets tell what happened: the batch's own offsets mean
         it was applied, the previous ones mean it was not (commit again), anything else means
         another writer (fenced)."""
-        cfg, before = self.cfg, self.expected
+        cfg = self.cfg
 
         def attempt() -> None:
             try:

@@ -252,8 +252,14 @@ class Job:
             try:
                 while query.isActive and not self.stop_requested():
                     query.awaitTermination(0.5)  # type: ignore[arg-type]  # PySpark takes seconds as a float too
+                    failed = committer.failed_commit()  # an overlapped commit, maybe with no batch after it yet
+                    if failed is not None:
+                        query.stop()
+                        raise failed if isinstance(failed, JobStop) else QueryFailed(f"committing a batch: {first_line(failed)}")
             except StreamingQueryException as error:
                 raise (committer.ended_by() or QueryFailed(first_line(error))) from None
+            finally:
+                committer.close()  # the connection is the next query's or the caller's after this
             if not self.stop.is_set():
                 raise QueryFailed("the query stopped by itself")
             stored = committer.stop()  # after the in-flight batch, if any, committed or rolled back

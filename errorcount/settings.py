@@ -92,6 +92,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SINGLE_TASK_MAX_RECORDS", int, "10000",
             "batches of at most this many records run as one Spark task, without a shuffle (0 = never)",
             note="Larger batches run one task per Kafka partition, in parallel."),
+    Setting("OVERLAP_COMMIT", bool, "true", "commit a batch in MySQL while Spark reads and counts the next one",
+            note="Transactions still run one at a time, in batch order: a batch commits only after the previous one "
+                 "did, and a failed commit stops the job before anything later is stored (docs/design.md). false: "
+                 "each batch commits before Spark starts the next."),
     Setting("STARTING_OFFSETS", str, "earliest", "where a job's first start reads from (no offsets stored yet)",
             note="Applies at the job's first start only (no offsets stored): a partition first seen later, added "
                  "while the job runs or while it is stopped, is counted from its first offset. Partitions with stored "
