@@ -133,30 +133,30 @@ class BatchCommitter:
                 raise
 
     def stop(self) -> offsets.Position:
-        """Waits for an in-flight batch to commit or roll back, then refuses further batches;
-        returns the offsets MySQL holds. Raises a JobStop a commit still under way raised."""
-        with self._lock:
-            self._stopping = True
-            self.close()
-            if self._commit_failed is not None:
-                log.warning("the last batch's commit failed (%s): not stored, it is read again at the next start",
-                            self._commit_failed)
-            return dict(self.stored)
+        """close(), then the offsets MySQL holds."""
+        self.close()
+        if self._commit_failed is not None:
+            log.warning("the last batch's commit failed (%s): not stored, it is read again at the next start",
+                        self._commit_failed)
+        return dict(self.stored)
 
     def close(self) -> None:
-        """Waits for the commit under way, if any, and ends the committing thread: once this returns
-        nothing else uses the store's connection. A JobStop that commit raised is raised (its exit
-        code is owed); any other failure is left to failed_commit(), the query having failed anyway."""
-        try:
-            self.await_commit()
-        except JobStop as stop:
-            self._failure = stop
-            raise
-        except Exception:  # noqa: BLE001  # recorded in _commit_failed by commit_batch
-            pass
-        finally:
-            if self._committing:
-                self._committing.shutdown()
+        """Waits for an in-flight batch and the commit under way to commit or roll back, refuses
+        further batches and ends the committing thread: once this returns nothing else uses the
+        store's connection. A JobStop that commit raised is raised (its exit code is owed); any
+        other failure is left to failed_commit(), the query having failed anyway. Idempotent."""
+        with self._lock:  # a batch in foreachBatch may still be submitting its commit
+            self._stopping = True
+            try:
+                self.await_commit()
+            except JobStop as stop:
+                self._failure = stop
+                raise
+            except Exception:  # noqa: BLE001  # recorded in _commit_failed by commit_batch
+                pass
+            finally:
+                if self._committing:
+                    self._committing.shutdown()
 
     def await_commit(self) -> None:
         """Waits for the commit under way, if any; raises what it raised. After a failed commit every
