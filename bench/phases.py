@@ -194,3 +194,17 @@ def log_format(corpus: Corpus, log_dir: Path, profile_records: int) -> dict:
     figures = spark_catch_up(corpus, log_dir, f"b-{corpus.log_format}", **settings)
     return {**figures, "value_bytes": corpus.value_bytes, "settings": settings,
             "profile": profile(corpus, log_dir, profile_records, **settings)}
+
+
+def alternating(rounds: int, first, second) -> dict:
+    """first(round) and second(round) back to back, `rounds` times. The ratio second / first is the
+    median of the rounds' own ratios: each pair ran minutes apart, so a drift of the host's speed
+    weighs on both, where the best of each may pair a lucky run with an unlucky one (both kept)."""
+    pairs = [(first(round_), second(round_)) for round_ in range(rounds)]
+    ratios = sorted(b["records_per_s"] / a["records_per_s"] for a, b in pairs)
+    middle = len(ratios) // 2
+    best = [max((pair[side] for pair in pairs), key=lambda f: f["records_per_s"]) for side in (0, 1)]
+    return {"first": best[0], "second": best[1],
+            "ratio": ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2,
+            "best_ratio": best[1]["records_per_s"] / best[0]["records_per_s"],
+            "rounds": [[a["records_per_s"], b["records_per_s"]] for a, b in pairs]}

@@ -1,6 +1,6 @@
 """The bench's pure helpers: log parsing, the memory trend and the goal checks."""
 
-from bench import procs, report
+from bench import phases, procs, report
 from bench.steady import percentile, rss_trend
 from errorcount.progress import progress_line
 
@@ -35,6 +35,26 @@ def test_spark_steps_p50_reads_the_progress_lines_only():
     assert steps["trigger_ms"] == 303 and steps["foreach_batch_ms"] == 203
     assert steps["offset_log_ms"] == 10 and steps["commit_log_ms"] == 0  # a step Spark did not report
     assert procs.spark_steps_p50("no progress lines") == {}
+
+
+def test_alternating_takes_the_median_of_the_rounds_own_ratios():
+    # the host slows down over the run: the best of each would pair round 0's "without" with round 3's "with"
+    without, with_ = [400, 380, 300, 250], [380, 340, 290, 240]
+    calls = []
+
+    def run(rates, side):
+        def one(round_):
+            calls.append((side, round_))
+            return {"records_per_s": rates[round_]}
+        return one
+
+    found = phases.alternating(4, run(without, "a"), run(with_, "b"))
+    assert calls == [("a", 0), ("b", 0), ("a", 1), ("b", 1), ("a", 2), ("b", 2), ("a", 3), ("b", 3)]
+    # the rounds' ratios sorted: 240/250=0.96, 290/300=0.9667, 340/380=0.8947, 380/400=0.95 -> middle two 0.95, 0.96
+    assert abs(found["ratio"] - (0.95 + 0.96) / 2) < 1e-12
+    assert found["best_ratio"] == 380 / 400 and found["first"] == {"records_per_s": 400}
+    assert found["rounds"] == [[400, 380], [380, 340], [300, 290], [250, 240]]
+    assert phases.alternating(3, run(without, "a"), run(with_, "b"))["ratio"] == 380 / 400  # 0.8947, 0.95, 0.9667
 
 
 def test_rss_trend_finds_growth_and_ignores_warm_up():
