@@ -1,5 +1,6 @@
-"""The foreachBatch handler, in two steps: count (one Spark job, and a second only to keep every
-dead letter) gives a complete, frozen BatchSummary; commit stores it in one MySQL transaction."""
+"""The foreachBatch handler, in two steps: count (errorcount/count.py: one Spark job, and a second
+only to keep every dead letter) gives a complete, frozen BatchSummary; commit stores it in one
+MySQL transaction."""
 
 import dataclasses
 import logging
@@ -11,20 +12,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pyspark.sql import DataFrame
 
 from errorcount import checkpoint, logline, mysql, offsets, store, topic_metadata
-from errorcount.aggregate import Bounds, batch_summary_df, dead_letter_slots, rejected_rows_df
+from errorcount.aggregate import dead_letter_slots
 from errorcount.config import Config
+from errorcount.count import count_planned
 from errorcount.errors import FencedError, JobStop
-from errorcount.faults import Hooks
 from errorcount.retention import Retention
 from errorcount.retry import retry
-from errorcount.summary import BatchSummary, every_dead_letter, summarize
+from errorcount.summary import BatchSummary
 from errorcount.watch import Watch
 
 log = logging.getLogger("errorcount.batch")
-
-
-def spark_job_running(df: DataFrame) -> bool:
-    return bool(df.sparkSession.sparkContext.statusTracker().getActiveJobsIds())
 
 
 class RetryCommit(Exception):
@@ -40,6 +37,20 @@ class TopicRecreated(Exception):
 APPLIED, NOT_APPLIED, FENCED = offsets.AFTER, offsets.BEFORE, offsets.OTHER
 
 
+@dataclasses.dataclass(frozen=True)
+class Counted:
+    """A batch counted and checked, on its way to MySQL: its summary, the offsets its transaction
+    moves from (`before`, what MySQL holds once the previous batch is stored) to (`after`), and
+    for its log line its plan and when it started and finished counting (time.monotonic())."""
+    batch_id: int
+    summary: BatchSummary
+    before: offsets.Position
+    after: offsets.Position
+    plan: str
+    started: float
+    counted: float
+
+
 def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: offsets.Position) -> str:
     """What a COMMIT whose reply was lost did, from the offsets MySQL holds when asked (a plain
     read: a COMMIT still under way is not seen yet). The batch's own `after`: APPLIED, carry on.
@@ -47,44 +58,6 @@ def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: o
     read waits for it, finds `after` and writes nothing (store.AlreadyApplied). Anything else:
     FENCED, another instance wrote this job. The same rule as Store.check_owner's: offsets.stored_state."""
     return offsets.stored_state(stored, before, after)
-
-
-def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, hooks: Hooks,
-          bounds: Bounds | None = None) -> BatchSummary:
-    """Step one of a batch: its BatchSummary, complete (dead letters included) and frozen. One Spark
-    job; a second only when two rejects of a partition fell on one dead-letter slot while every
-    reject fits under DEAD_LETTER_LIMIT (that job reads at most the limit's rows). `bounds`: the
-    offsets the batch may hold per partition (count_planned), when known."""
-    # One task reading every partition leaves the aggregate a single partition, so Spark
-    # plans no shuffle: one stage instead of two, ~20-30 ms less for a small batch, but one core.
-    # Otherwise at most `tasks` (the cores Spark has): Spark's Kafka source makes a task per
-    # partition, and 16 partitions of 4 topics on 2 cores spent a quarter of a catch-up on the
-    # small tasks' overhead (make bench (t), docs/performance.md). coalesce() never adds tasks.
-    source = batch_df.coalesce(tasks)
-    with hooks.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
-        rows = batch_summary_df(source, slots, bounds).collect()
-    summary = summarize(rows, dead_letter_limit)
-    if len(summary.dead_letters) < summary.rejected <= dead_letter_limit:
-        summary = dataclasses.replace(summary, dead_letters=every_dead_letter(rejected_rows_df(source).collect()))
-    return summary
-
-
-def count_planned(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, hooks: Hooks,
-                  expected: offsets.Position, planned: offsets.Position | None) -> BatchSummary:
-    """count() within the batch's bounds: from the stored next offset (0 for a partition new to the
-    job, which no overlap check covers) to the end Spark `planned`. Should a row lie past the plan
-    (the plan is not what was read), the ERROR rows counted across partitions bound no partition's
-    range: the batch is counted again with every row's partition, and batch_end stores max offset
-    + 1, as without a plan."""
-    if not planned:
-        return count(batch_df, slots, dead_letter_limit, tasks, hooks)
-    bounds = {partition: (expected.get(partition, 0), end) for partition, end in planned.items()}
-    summary = count(batch_df, slots, dead_letter_limit, tasks, hooks, bounds)
-    if offsets.beyond_plan(summary.ranges, planned):
-        log.warning("a batch holds rows past its planned offsets %s; counting it again per partition",
-                    logline.format_value(planned))
-        summary = count(batch_df, slots, dead_letter_limit, tasks, hooks)
-    return summary
 
 
 class BatchCommitter:
@@ -195,36 +168,36 @@ class BatchCommitter:
         self.check_topic(batch_id, {tp.topic for tp in after})
         counted = time.monotonic()
         self.await_commit()  # the previous batch's: transactions one at a time, in batch order
-        before, self.expected = self.expected, after
-        plan = "one-task" if one_task else "parallel"
+        batch = Counted(batch_id, summary, self.expected, after, "one-task" if one_task else "parallel", started, counted)
+        self.expected = after
         if self._committing:
-            self._pending = self._committing.submit(self.commit_batch, summary, before, after, batch_id, started, counted, plan)
+            self._pending = self._committing.submit(self.commit_batch, batch)
         else:
-            self.commit_batch(summary, before, after, batch_id, started, counted, plan)
+            self.commit_batch(batch)
 
-    def commit_batch(self, summary: BatchSummary, before: offsets.Position, after: offsets.Position, batch_id: int,
-                     started: float, counted: float, plan: str) -> None:
-        """Step two: the batch's transaction on top of `before`, then its log line, metrics and any
-        retention pass due (on the committing thread with OVERLAP_COMMIT)."""
+    def commit_batch(self, batch: Counted) -> None:
+        """Step two: the batch's transaction on top of `batch.before`, then its log line, metrics
+        and any retention pass due (on the committing thread with OVERLAP_COMMIT)."""
+        summary, after = batch.summary, batch.after
         try:
             self.store.hooks.fail("query_fails")
             self.store.hooks.crash("before_transaction")
             commit_started = time.monotonic()
-            self.commit(summary, before, after, batch_id)
+            self.commit(batch)
             self.store.hooks.crash("after_commit")
             done = time.monotonic()
             self.stored = after
-            behind, seconds = self.watch.committed(summary, after, done - started, done - commit_started)
+            behind, seconds = self.watch.committed(summary, after, done - batch.started, done - commit_started)
             # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
             # transaction; batch_ms: all of it (with OVERLAP_COMMIT: to the end of the commit, which ran
             # while Spark read the next batch, and including any wait for the previous one). lag: records
             # behind the topic's end (as of the newest progress Spark reported: errorcount/lag.py);
             # lag_s: seconds behind its newest record.
             log.info("%s", logline.line(
-                logline.BATCH, batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
+                logline.BATCH, batch.batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
                 dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=after,
-                plan=plan, count_ms=int((counted - started) * 1000),
-                commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - started) * 1000),
+                plan=batch.plan, count_ms=int((batch.counted - batch.started) * 1000),
+                commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - batch.started) * 1000),
                 lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
             self.retention.after_commit(self.store, sorted({tp.topic for tp in after}))
         except BaseException as failure:
@@ -261,16 +234,16 @@ class BatchCommitter:
                                      f"{self.topic_ids.get(topic)} as when it was first read (deleted or recreated): "
                                      "nothing of this batch is committed")
 
-    def commit(self, summary: BatchSummary, before: offsets.Position, after: offsets.Position, batch_id: int) -> None:
+    def commit(self, batch: Counted) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
         broke during COMMIT, the stored offsets tell what happened: the batch's own offsets mean
         it was applied, the previous ones mean it was not (commit again), anything else means
         another writer (fenced)."""
-        cfg = self.cfg
+        cfg, batch_id, before, after = self.cfg, batch.batch_id, batch.before, batch.after
 
         def attempt() -> None:
             try:
-                if not self.store.commit_batch(summary, before, after, self.topic_ids):
+                if not self.store.commit_batch(batch.summary, before, after, self.topic_ids):
                     log.info("batch %d: an earlier attempt's commit had been applied late; carrying on", batch_id)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)

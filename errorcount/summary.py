@@ -15,7 +15,7 @@ class BatchSummary:
     """What one micro-batch contributes: totals, ERROR counts per epoch minute (and per minute and
     series with GROUP_BY), the offset range
     seen per topic and partition (inclusive) and dead letters (topic, partition, offset, reason, raw value). The
-    one batch result from counting (batch.count) to the transaction (store.Store.commit_batch):
+    one batch result from counting (count.count) to the transaction (store.Store.commit_batch):
     complete when made, never changed after."""
 
     records: int = 0

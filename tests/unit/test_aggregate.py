@@ -8,7 +8,7 @@ from chispa import assert_df_equality
 from pyspark.sql import Row
 
 from errorcount.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
-from errorcount.batch import count_planned
+from errorcount.count import count_planned
 from errorcount.errors import DataLossError
 from errorcount.faults import NO_FAULTS
 from errorcount.offsets import TopicPartition, batch_end, check_no_overlap
