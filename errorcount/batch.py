@@ -166,10 +166,15 @@ class BatchCommitter:
             return
         offsets.check_no_overlap(self.expected, summary.ranges)
         self.check_topic(batch_id, {tp.topic for tp in after})
-        counted = time.monotonic()
-        self.await_commit()  # the previous batch's: transactions one at a time, in batch order
-        batch = Counted(batch_id, summary, self.expected, after, "one-task" if one_task else "parallel", started, counted)
-        self.expected = after
+        plan = "one-task" if one_task else "parallel"
+        self.hand_over(Counted(batch_id, summary, self.expected, after, plan, started, time.monotonic()))
+
+    def hand_over(self, batch: Counted) -> None:
+        """Commits `batch` once the previous batch's commit is done (raising its failure instead, if
+        it failed): transactions one at a time, in batch order. With OVERLAP_COMMIT on the
+        committing thread, returning as soon as it is submitted; else here. Under the batch lock."""
+        self.await_commit()
+        self.expected = batch.after
         if self._committing:
             self._pending = self._committing.submit(self.commit_batch, batch)
         else:
