@@ -116,7 +116,7 @@ def markdown_lines(results: dict) -> list[str]:
         for name, f in grouped.items():
             rounds = "; ".join(f"{p:,.0f}, {g:,.0f}" for p, g in f["rounds"])
             lines.append(f"| {name} | `{f['group_by']}` | {f['series']} | {f['plain']['records_per_s']:,.0f} | "
-                         f"{f['grouped']['records_per_s']:,.0f} | {f['ratio']:.2f} | {f.get('best_ratio', f['ratio']):.2f} | "
+                         f"{f['grouped']['records_per_s']:,.0f} | {f['ratio']:.2f} | {f['best_ratio']:.2f} | "
                          f"{rounds} |")
         lines.append("")
     cost = results.get("k_commit_cost")

@@ -4,6 +4,7 @@ raises BenchError when a variant's results are not exactly the expected ones."""
 import json
 import os
 import re
+import statistics
 import subprocess
 from pathlib import Path
 
@@ -198,13 +199,11 @@ def log_format(corpus: Corpus, log_dir: Path, profile_records: int) -> dict:
 
 def alternating(rounds: int, first, second) -> dict:
     """first(round) and second(round) back to back, `rounds` times. The ratio second / first is the
-    median of the rounds' own ratios: each pair ran minutes apart, so a drift of the host's speed
+    median of the rounds' own ratios: each pair ran back to back, so a drift of the host's speed
     weighs on both, where the best of each may pair a lucky run with an unlucky one (both kept)."""
     pairs = [(first(round_), second(round_)) for round_ in range(rounds)]
-    ratios = sorted(b["records_per_s"] / a["records_per_s"] for a, b in pairs)
-    middle = len(ratios) // 2
     best = [max((pair[side] for pair in pairs), key=lambda f: f["records_per_s"]) for side in (0, 1)]
     return {"first": best[0], "second": best[1],
-            "ratio": ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2,
+            "ratio": statistics.median(b["records_per_s"] / a["records_per_s"] for a, b in pairs),
             "best_ratio": best[1]["records_per_s"] / best[0]["records_per_s"],
             "rounds": [[a["records_per_s"], b["records_per_s"]] for a, b in pairs]}
