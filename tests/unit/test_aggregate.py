@@ -83,6 +83,26 @@ def test_bounds_change_no_count_and_every_row_that_breaks_them_still_bounds_its_
         check_no_overlap({TopicPartition("t", 0): 10}, bounded.ranges)
 
 
+def sort_nodes(node):
+    """The Sort operators of a physical plan (through adaptive execution's current plan)."""
+    if node.nodeName() == "AdaptiveSparkPlan":
+        node = node.executedPlan()
+    children = node.children()
+    found = [node] if node.nodeName() == "Sort" else []
+    return found + [sort for i in range(children.size()) for sort in sort_nodes(children.apply(i))]
+
+
+def test_the_aggregate_sorts_lead_with_a_long_key_not_the_topic_name(spark):
+    # Dead letters make the aggregate sort-based; a long first key (the group's hash) gives the
+    # sort a prefix that tells groups apart; led by the topic, every comparison read whole rows.
+    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
+    sorts = sort_nodes(batch_summary_df(df, 2, BOUNDS)._jdf.queryExecution().executedPlan())
+    assert len(sorts) == 2  # the partial and the final aggregate's
+    for sort in sorts:
+        first = sort.sortOrder().head()
+        assert first.dataType().typeName() == "long", first.sql()
+
+
 def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
     rows = [("t", 0, 14, None, False, "bad_level", b"a", None), ("t", 0, 15, None, False, "empty_line", b"", None),
             ("t", 0, 16, None, False, "bad_level", b"c", None),   # same slot as 14 (16 mod 2): not kept
