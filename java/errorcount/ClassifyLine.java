@@ -82,7 +82,7 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
         }
         if (line != null) {
             long packed = line.classifyValue(value, value.length);
-            String series = Outcome.isError(packed) && !grouping.isEmpty()
+            org.apache.spark.unsafe.types.UTF8String series = Outcome.isError(packed) && !grouping.isEmpty()
                     ? grouping.series(line.labelsOfValue(value, value.length), null, null) : null;
             return RowFactory.create(packed, series);
         }

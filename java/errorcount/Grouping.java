@@ -1,11 +1,12 @@
 package errorcount;
 
 import java.nio.charset.StandardCharsets;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * GROUP_BY: the dimensions an ERROR record's series is made of (docs/contract.md, "Dimensions"),
  * in the order Python gives them (sorted, errorcount/dimensions.py). A series is its values joined
- * by SEPARATOR, a control character no value can hold (Label replaces them).
+ * by SEPARATOR, a control character no value can hold (Label replaces them), as UTF-8 bytes.
  *
  * <p>The line contracts report their own dimensions as raw bytes, indexed LEVEL, STATUS, METHOD and
  * TARGET (LineFormat.labels); {@code field:<name>} dimensions are read from the JSON event.
@@ -54,40 +55,43 @@ final class Grouping implements java.io.Serializable {
      * The series of an ERROR record: builtins from its line contract (null entries: absent); for
      * {@code field:} dimensions, the value positions in the JSON event `json` (JsonEvent), -1 absent.
      */
-    String series(byte[][] builtins, byte[] json, int[] fieldValues) {
-        StringBuilder out = new StringBuilder();
+    UTF8String series(byte[][] builtins, byte[] json, int[] fieldValues) {
+        SeriesBuffer out = new SeriesBuffer();
         for (int i = 0; i < kinds.length; i++) {
             if (i > 0) {
-                out.append(SEPARATOR);
+                out.write((byte) SEPARATOR);
             }
             if (kinds[i] == FIELD) {
-                out.append(json == null ? "" : JsonEvent.fieldLabel(json, fieldValues[i]));
+                if (json != null) {
+                    JsonEvent.appendFieldLabel(out, json, fieldValues[i]);
+                }
             } else if (kinds[i] == PATH) {
-                out.append(path(builtins[TARGET], pathDepth));
+                appendPath(out, builtins[TARGET], pathDepth);
             } else {
-                out.append(Label.of(builtins[kinds[i]]));
+                Label.append(out, builtins[kinds[i]]);
             }
         }
-        return out.toString();
+        return out.toUtf8String();
     }
 
     /**
      * A request target as a path label: cut at '?' or '#'; a target starting with '/' becomes '/'
      * and its first `depth` non-empty segments joined by '/'; any other target is kept as cut.
      */
-    static String path(byte[] target, int depth) {
+    static void appendPath(SeriesBuffer out, byte[] target, int depth) {
         if (target == null) {
-            return "";
+            return;
         }
         int end = 0;
         while (end < target.length && target[end] != '?' && target[end] != '#') {
             end++;
         }
         if (end == 0 || target[0] != '/') {
-            return Label.of(target, 0, end);
+            Label.append(out, target, 0, end);
+            return;
         }
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        int segments = 0;
+        byte[] path = new byte[end + 1];  // '/' and the segments kept: never longer than the cut target
+        int size = 0, segments = 0;
         for (int p = 0; p < end && segments < depth;) {
             while (p < end && target[p] == '/') {
                 p++;
@@ -97,13 +101,16 @@ final class Grouping implements java.io.Serializable {
                 q++;
             }
             if (q > p) {
-                out.write('/');
-                out.write(target, p, q - p);
+                path[size++] = '/';
+                System.arraycopy(target, p, path, size, q - p);
+                size += q - p;
                 segments++;
             }
             p = q;
         }
-        byte[] path = out.size() == 0 ? new byte[] {'/'} : out.toByteArray();
-        return Label.of(path, 0, path.length);
+        if (size == 0) {
+            path[size++] = '/';
+        }
+        Label.append(out, path, 0, size);
     }
 }

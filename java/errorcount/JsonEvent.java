@@ -12,6 +12,7 @@ final class JsonEvent implements java.io.Serializable {
     private static final int AUTO = 0, SECONDS = 1, MILLISECONDS = 2;
     private static final long MILLISECONDS_FROM = 100_000_000_000L;  // auto: |n| >= 1e11 is in ms
     private static final long TOO_LARGE = -1;
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'}, FALSE = {'f', 'a', 'l', 's', 'e'};
 
     private final boolean byStatus;       // JSON_STATUS_FIELD set: the status decides, else the level
     private final boolean wrapped;        // JSON_MESSAGE_FIELD set: the line in it decides
@@ -111,7 +112,7 @@ final class JsonEvent implements java.io.Serializable {
     }
 
     /** The series of an event `classify` counted as an error, from the positions it found. */
-    String series(byte[] b, int[] at, Grouping grouping) {
+    org.apache.spark.unsafe.types.UTF8String series(byte[] b, int[] at, Grouping grouping) {
         byte[][] labels;
         if (wrapped) {
             byte[] line = Json.decode(b, fields.at(b, at, messageAt));
@@ -132,18 +133,18 @@ final class JsonEvent implements java.io.Serializable {
         return grouping.series(labels, b, values);
     }
 
-    /** A field's value at a position as a label: a string's text, a number as written, true or false; else "". */
-    static String fieldLabel(byte[] b, int at) {
+    /** A field's value at a position as a label, appended to a series: a string's text, a number as written, true or false; else "". */
+    static void appendFieldLabel(SeriesBuffer out, byte[] b, int at) {
         if (at < 0) {
-            return "";
+            return;
         }
         if (b[at] == '"') {
-            return Label.of(Json.decode(b, at));
+            Label.append(out, Json.decode(b, at));
+        } else if (b[at] == '-' || Bytes.isDigit(b[at])) {
+            Label.append(out, b, at, Json.skip(b, at));
+        } else if (b[at] == 't' || b[at] == 'f') {
+            out.write(b[at] == 't' ? TRUE : FALSE);
         }
-        if (b[at] == '-' || Bytes.isDigit(b[at])) {
-            return Label.of(b, at, Json.skip(b, at));
-        }
-        return b[at] == 't' ? "true" : b[at] == 'f' ? "false" : "";
     }
 
     /** The value position of the first candidate field numbered [from, to) present and not null, or -1. */

@@ -18,6 +18,22 @@ final class Label {
         return b == null ? "" : of(b, 0, b.length);
     }
 
+    /** The label of b (null: "") appended to a series as UTF-8. */
+    static void append(SeriesBuffer out, byte[] b) {
+        if (b != null) {
+            append(out, b, 0, b.length);
+        }
+    }
+
+    /** The label of b[start, end) appended to a series as UTF-8: the bytes themselves when they are already as stored. */
+    static void append(SeriesBuffer out, byte[] b, int start, int end) {
+        if (end - start <= MAX_BYTES && printableAscii(b, start, end)) {
+            out.write(b, start, end);
+        } else {
+            out.write(of(b, start, end).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
     static String of(byte[] b, int start, int end) {
         if (end - start <= MAX_BYTES && printableAscii(b, start, end)) {
             return new String(b, start, end - start, java.nio.charset.StandardCharsets.ISO_8859_1);  // already as stored
