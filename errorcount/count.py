@@ -11,7 +11,7 @@ from errorcount.aggregate import Bounds, batch_summary_df, rejected_rows_df
 from errorcount.faults import Hooks
 from errorcount.summary import BatchSummary, every_dead_letter, summarize
 
-log = logging.getLogger("errorcount.batch")
+log = logging.getLogger("errorcount.count")
 
 
 def spark_job_running(df: DataFrame) -> bool:

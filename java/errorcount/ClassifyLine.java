@@ -4,6 +4,7 @@ import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The log contracts (docs/contract.md) on a Kafka record's raw value bytes, as a Spark Java UDF
@@ -82,7 +83,7 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
         }
         if (line != null) {
             long packed = line.classifyValue(value, value.length);
-            org.apache.spark.unsafe.types.UTF8String series = Outcome.isError(packed) && !grouping.isEmpty()
+            UTF8String series = Outcome.isError(packed) && !grouping.isEmpty()
                     ? grouping.series(line.labelsOfValue(value, value.length), null, null) : null;
             return RowFactory.create(packed, series);
         }

@@ -1,5 +1,7 @@
 package errorcount;
 
+import org.apache.spark.unsafe.types.UTF8String;
+
 /**
  * The {@code json} contract: the whole value one strict JSON object; its timestamp and level (or
  * status) read from the first candidate field present and not null, or, with a message field, the
@@ -112,7 +114,7 @@ final class JsonEvent implements java.io.Serializable {
     }
 
     /** The series of an event `classify` counted as an error, from the positions it found. */
-    org.apache.spark.unsafe.types.UTF8String series(byte[] b, int[] at, Grouping grouping) {
+    UTF8String series(byte[] b, int[] at, Grouping grouping) {
         byte[][] labels;
         if (wrapped) {
             byte[] line = Json.decode(b, fields.at(b, at, messageAt));

@@ -14,10 +14,6 @@ final class Label {
     private Label() {
     }
 
-    static String of(byte[] b) {
-        return b == null ? "" : of(b, 0, b.length);
-    }
-
     /** The label of b (null: "") appended to a series as UTF-8. */
     static void append(SeriesBuffer out, byte[] b) {
         if (b != null) {
@@ -34,6 +30,7 @@ final class Label {
         }
     }
 
+    /** The label of b[start, end) as text. */
     static String of(byte[] b, int start, int end) {
         if (end - start <= MAX_BYTES && printableAscii(b, start, end)) {
             return new String(b, start, end - start, java.nio.charset.StandardCharsets.ISO_8859_1);  // already as stored
