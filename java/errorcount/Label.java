@@ -26,15 +26,12 @@ final class Label {
         if (end - start <= MAX_BYTES && printableAscii(b, start, end)) {
             out.write(b, start, end);
         } else {
-            out.write(of(b, start, end).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.write(normalized(b, start, end).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
     }
 
-    /** The label of b[start, end) as text. */
-    static String of(byte[] b, int start, int end) {
-        if (end - start <= MAX_BYTES && printableAscii(b, start, end)) {
-            return new String(b, start, end - start, java.nio.charset.StandardCharsets.ISO_8859_1);  // already as stored
-        }
+    /** append's other path: b[start, end) decoded, trimmed, control characters replaced, cut to MAX_BYTES. */
+    private static String normalized(byte[] b, int start, int end) {
         String text = decode(b, start, end).trim();  // trim() drops code points <= U+0020
         StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_BYTES));
         int bytes = 0;
