@@ -94,7 +94,7 @@ def timed_commits(conn, job: str, count: int, log) -> dict:
         after = {TopicPartition("bench-commit", 0): offsets.get(TopicPartition("bench-commit", 0), 0) + 1000}
         batch = BatchSummary(records=1000, errors=sum(totals.values()), minute_counts=totals, series_counts=by_series)
         started = time.perf_counter()
-        job_store.commit_batch(batch, offsets, after, {})
+        job_store.commit_batch(batch, offsets, after, {"bench-commit": "bench"})
         timings.append((time.perf_counter() - started) * 1000)
         offsets = after
         log(f"(k) {count} series x {MINUTES} minutes, commit {step + 1}: {timings[-1]:.0f} ms")

@@ -84,7 +84,7 @@ def main() -> int:
         after = offsets.advance(stored, summary.ranges)
         if summary.records >= args.batch or (after == until and summary.records):
             begin = time.monotonic()
-            job_store.commit_batch(summary.summary(), stored, after)
+            job_store.commit_batch(summary.summary(), stored, after, {cfg_topic: "bench"})
             commit_ms.append((time.monotonic() - begin) * 1000)
             stored, summary = after, Running()
     done = time.time()

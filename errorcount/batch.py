@@ -17,7 +17,8 @@ from errorcount.config import Config
 from errorcount.count import count_planned
 from errorcount.errors import FencedError, JobStop
 from errorcount.retention import Retention
-from errorcount.retry import retry
+from errorcount.retry import first_line, retry
+from errorcount.start_plan import Resume
 from errorcount.summary import BatchSummary
 from errorcount.watch import Watch
 
@@ -28,10 +29,10 @@ class RetryCommit(Exception):
     """The outcome of a COMMIT was unknown and turned out not applied: commit again."""
 
 
-class TopicRecreated(Exception):
-    """The topic's ID changed under the running query: the batch may hold records of the new topic
-    read from the old one's offsets. Nothing is committed; the query fails and the restart decides
-    (ON_DATA_LOSS), as at any start."""
+class TopicChanged(Exception):
+    """A topic is no longer the one the query read (deleted, recreated under another ID, or back
+    with an ID the job gave up): the batch may hold records read from the wrong offsets. Nothing is
+    committed; the query fails and the restart plans it, as at any start (errorcount/start_plan.py)."""
 
 
 APPLIED, NOT_APPLIED, FENCED = offsets.AFTER, offsets.BEFORE, offsets.OTHER
@@ -46,17 +47,23 @@ class Counted:
     summary: BatchSummary
     before: offsets.Position
     after: offsets.Position
+    seen: offsets.Position  # end offsets seen of the batch's partitions (stored, never lowered)
     plan: str
     started: float
     counted: float
 
 
-def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: offsets.Position) -> str:
-    """What a COMMIT whose reply was lost did, from the offsets MySQL holds when asked (a plain
-    read: a COMMIT still under way is not seen yet). The batch's own `after`: APPLIED, carry on.
-    `before`: NOT_APPLIED, commit again; if it was only not applied *yet*, the retry's locking
-    read waits for it, finds `after` and writes nothing (store.AlreadyApplied). Anything else:
-    FENCED, another instance wrote this job. The same rule as Store.check_owner's: offsets.stored_state."""
+def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: offsets.Position,
+                    holder: int | None, epoch: int) -> str:
+    """What a COMMIT whose reply was lost did, from the offsets MySQL holds when asked and the
+    lease's epoch then (`holder`; a plain read: a COMMIT still under way is not seen yet). Another
+    epoch holds the lease: FENCED, whatever the offsets (a newer instance may have committed these
+    very offsets itself). Else the batch's own `after`: APPLIED, carry on. `before`: NOT_APPLIED,
+    commit again; if it was only not applied *yet*, the retry's locking read waits for it, finds
+    `after` and writes nothing (store.AlreadyApplied). Anything else: FENCED. The same rule as
+    Store.check_owner's: offsets.stored_state."""
+    if holder != epoch:
+        return FENCED
     return offsets.stored_state(stored, before, after)
 
 
@@ -74,19 +81,19 @@ class BatchCommitter:
     the offsets the previous one is committing (`expected`), waits for that commit before its own
     starts, and is dropped, uncommitted, if it failed. `stored` is what MySQL is known to hold."""
 
-    def __init__(self, cfg: Config, job_store: store.Store, stored: offsets.Position, partitions: int,
-                 retention: Retention, checkpoint: str, watch: Watch | None = None,
-                 topic_ids: dict[str, str] | None = None,
-                 topic_now: Callable[[list[str]], dict[str, str | None]] | None = None):
+    def __init__(self, cfg: Config, job_store: store.Store, resume: Resume, retention: Retention, checkpoint: str,
+                 watch: Watch | None = None, topic_now: Callable[[list[str]], dict[str, str | None]] | None = None):
         self.cfg, self.store = cfg, job_store
-        self.topic_ids = dict(topic_ids or {})  # each topic's ID when the query first read it
+        self.topic_ids = dict(resume.topic_ids)  # each topic's ID when the query first read it
+        self.given_up = resume.given_up  # IDs of topics given up: one back under such an ID is not read from 0
         self.topic_now = topic_now  # asks Kafka for topics' IDs now
         self.watch = watch or Watch()
         self.retention = retention
         self.checkpoint = checkpoint
-        self.slots = dead_letter_slots(cfg.dead_letter_limit, partitions)
-        self.expected = dict(stored)  # what MySQL holds once the batch being committed, if any, is
-        self.stored = dict(stored)    # what MySQL is known to hold
+        self.slots = dead_letter_slots(cfg.dead_letter_limit, resume.partitions)
+        self.expected = dict(resume.stored)  # what MySQL holds once the batch being committed, if any, is
+        self.stored = dict(resume.stored)    # what MySQL is known to hold
+        self.seen = dict(resume.seen)  # the end offsets seen that MySQL holds, once the batch being committed is
         self._lock = threading.Lock()  # held for the whole of a batch
         self._stopping = False
         self._failure: JobStop | None = None
@@ -106,11 +113,12 @@ class BatchCommitter:
                 raise
 
     def stop(self) -> offsets.Position:
-        """close(), then the offsets MySQL holds."""
+        """close(), then the offsets MySQL holds. A commit that failed is the stop's outcome: its
+        JobStop (close raises it), or any other failure as a JobStop of exit 1; never a clean exit."""
         self.close()
         if self._commit_failed is not None:
-            log.warning("the last batch's commit failed (%s): not stored, it is read again at the next start",
-                        self._commit_failed)
+            raise JobStop(f"the last batch's commit failed while the job stopped ({first_line(self._commit_failed)}); "
+                          "nothing of it was stored, it is read again at the next start. See the log above.")
         return dict(self.stored)
 
     def close(self) -> None:
@@ -167,7 +175,15 @@ class BatchCommitter:
         offsets.check_no_overlap(self.expected, summary.ranges)
         self.check_topic(batch_id, {tp.topic for tp in after})
         plan = "one-task" if one_task else "parallel"
-        self.hand_over(Counted(batch_id, summary, self.expected, after, plan, started, time.monotonic()))
+        self.hand_over(Counted(batch_id, summary, self.expected, after, self.seen_now(after), plan, started,
+                               time.monotonic()))
+
+    def seen_now(self, after: offsets.Position) -> offsets.Position:
+        """The end offsets seen of the batch's partitions that MySQL does not hold yet: the newest
+        progress Spark reported (its latestOffset, errorcount/progress.py), and `after` itself."""
+        ends = self.watch.ends() or {}
+        seen = {tp: max(o, ends.get(tp, 0)) for tp, o in after.items()}
+        return {tp: end for tp, end in seen.items() if end > self.seen.get(tp, -1)}
 
     def hand_over(self, batch: Counted) -> None:
         """Commits `batch` once the previous batch's commit is done (raising its failure instead, if
@@ -175,6 +191,7 @@ class BatchCommitter:
         committing thread, returning as soon as it is submitted; else here. Under the batch lock."""
         self.await_commit()
         self.expected = batch.after
+        self.seen.update(batch.seen)
         if self._committing:
             self._pending = self._committing.submit(self.commit_batch, batch)
         else:
@@ -221,9 +238,9 @@ class BatchCommitter:
 
     def check_topic(self, batch_id: int, topics: set[str]) -> None:
         """After the batch was read, before it commits: each topic must still be the one its offsets
-        belong to (a topic deleted and recreated under the running query would be read mid-topic).
-        A topic of the batch new to the query (created while it runs, under a pattern) gets its ID
-        now, to be stored with its offsets."""
+        belong to (TopicChanged: deleted, recreated under the running query, or back under an ID the
+        job gave up, whose stored offsets a restart resumes from). A topic new to the query (created
+        while it runs, under a pattern) gets its ID now, to be stored with its offsets."""
         ask = self.topic_now
         if ask is None:
             return
@@ -231,13 +248,19 @@ class BatchCommitter:
         now = retry("reading the topics' IDs", lambda: ask(names), self.cfg.retry_seconds,
                     lambda error: isinstance(error, topic_metadata.KafkaUnavailable))
         for topic in names:
-            if topic not in self.topic_ids and now.get(topic) is not None:
-                log.info("topic %r (ID %s) appeared while the job runs: read from its first record", topic, now[topic])
-                self.topic_ids[topic] = str(now[topic])
-            elif now.get(topic) != self.topic_ids.get(topic):
-                raise TopicRecreated(f"batch {batch_id}: topic {topic!r} now has ID {now.get(topic)}, not "
-                                     f"{self.topic_ids.get(topic)} as when it was first read (deleted or recreated): "
-                                     "nothing of this batch is committed")
+            current, known = now.get(topic), self.topic_ids.get(topic)
+            if current is None:
+                raise TopicChanged(f"batch {batch_id}: topic {topic!r} no longer exists (ID {known} when first read): "
+                                   "nothing of this batch is committed")
+            if known is None and current in self.given_up.get(topic, set()):
+                raise TopicChanged(f"batch {batch_id}: topic {topic!r} is back with ID {current}, which the job gave "
+                                   "up: nothing of this batch is committed; the restart resumes it from its stored offsets")
+            if known is None:
+                log.info("topic %r (ID %s) appeared while the job runs: read from its first record", topic, current)
+                self.topic_ids[topic] = str(current)
+            elif current != known:
+                raise TopicChanged(f"batch {batch_id}: topic {topic!r} now has ID {current}, not {known} as when it "
+                                   "was first read (deleted or recreated): nothing of this batch is committed")
 
     def commit(self, batch: Counted) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
@@ -248,20 +271,21 @@ class BatchCommitter:
 
         def attempt() -> None:
             try:
-                if not self.store.commit_batch(batch.summary, before, after, self.topic_ids):
+                if not self.store.commit_batch(batch.summary, before, after, self.topic_ids, batch.seen):
                     log.info("batch %d: an earlier attempt's commit had been applied late; carrying on", batch_id)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
-                stored = retry("re-reading the stored offsets", self.store.load_offsets, cfg.retry_seconds,
-                               mysql.is_transient, describe=mysql.failure_text(cfg))
-                outcome = unknown_outcome(before, after, stored)
+                stored, holder = retry("re-reading the stored offsets", self.store.load_holder, cfg.retry_seconds,
+                                       mysql.is_transient, describe=mysql.failure_text(cfg))
+                outcome = unknown_outcome(before, after, stored, holder, self.store.epoch)
                 if outcome == APPLIED:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)
                 elif outcome == NOT_APPLIED:
                     raise RetryCommit(f"batch {batch_id} was not stored") from None
                 else:
-                    raise FencedError(f"after a lost COMMIT the stored offsets are {stored}, neither this batch's "
-                                      f"{after} nor the previous {before}: another "
+                    raise FencedError(f"after a lost COMMIT the job's lease is held by epoch {holder} (this instance: "
+                                      f"{self.store.epoch}) and its stored offsets are {store.as_text(stored)} (this "
+                                      f"batch's: {store.as_text(after)}, the previous: {store.as_text(before)}): another "
                                       "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,

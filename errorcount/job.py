@@ -10,7 +10,7 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
@@ -26,6 +26,7 @@ from errorcount import (
     retention,
     session,
     source,
+    start_plan,
     store,
     topic_metadata,
     watch,
@@ -60,17 +61,6 @@ def yarn_reattempt(spark: SparkSession, env) -> store.Reattempt | None:
 
 class QueryFailed(Exception):
     """The streaming query ended with an error that was not a JobStop."""
-
-
-@dataclass(frozen=True)
-class Resume:
-    """Where a new query starts: the offsets MySQL stores (after any ON_DATA_LOSS=skip), how many
-    partitions the topics have, Spark's startingOffsets JSON for them and each topic's ID."""
-
-    stored: offsets.Position
-    partitions: int
-    starting_offsets: str
-    topic_ids: dict[str, str]
 
 
 class Job:
@@ -164,31 +154,28 @@ class Job:
                 self.watch.query_restarted()
                 self.sleep(delay)
 
-    def prepare(self, job_store: store.Store) -> Resume:
-        """Reads the stored offsets and the topics, settles data loss, recreated topics and partitions
-        seen for the first time (offsets.plan_start, per topic), stores the outcome: where a new
-        query starts."""
+    def prepare(self, job_store: store.Store) -> start_plan.Resume:
+        """Reads what MySQL holds and the topics as Kafka holds them, plans where every partition
+        starts (start_plan.plan_start: DataLossError, or what to record), logs and stores the plan:
+        where a new query starts."""
         cfg = self.cfg
-        stored, ids = self.mysql("reading stored offsets", job_store.load_position)
+        start = self.mysql("reading stored offsets", job_store.load_start)
         try:  # a topic missing at the first start is a config error; one deleted under the job may come back
             found = retry("reading topic metadata", self.read_topics,
                           cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable) and (
                               self.queries > 0 or not isinstance(error, topic_metadata.TopicMissing)), self.sleep)
         except topic_metadata.TopicMissing as missing:
             raise ConfigError(str(missing)) from None
-        skipped = [gap for topic in sorted({tp.topic for tp in stored} - found.keys())  # deleted, under a pattern
-                   for gap in offsets.plan_gone(topic, offsets.in_topic(stored, topic), str(self.subscription),
-                                                cfg.on_data_loss == "skip")]
-        plans = {topic: self.plan_topic(topic, state, offsets.in_topic(stored, topic), ids.get(topic, set()), not stored)
-                 for topic, state in found.items()}
-        target = {tp: o for topic, plan in plans.items() for tp, o in offsets.of_topic(topic, plan.offsets).items()}
-        for gap in skipped:
-            log.warning("topic %r partition %d: given up at offset %d, as ON_DATA_LOSS=skip allows: %s",
-                        gap.topic, gap.partition, gap.stored, gap.why)
-        skipped += [gap for plan in plans.values() for gap in plan.skipped]
-        topic_ids = {topic: state.topic_id for topic, state in found.items()}
-        if target != stored or skipped or any(None in ids.get(topic, set()) for topic in found):
-            self.mysql("storing where the job starts", lambda: job_store.settle(stored, target, topic_ids, skipped))
+        plan = start_plan.plan_start(start.rows, found, start.first_start, cfg.starting_offsets,
+                                     cfg.on_data_loss == "skip")
+        for note in plan.notes:
+            log.info("%s", note)
+        for event in plan.events:
+            (log.warning if event.loss else log.info)(
+                "topic %r partition %d: %s at offset %d%s: %s", event.topic, event.partition,
+                "skipped, as ON_DATA_LOSS=skip allows," if event.loss else "retired", event.stored,
+                f" (to {event.resume})" if event.resume != event.stored else "", event.why)
+        self.mysql("storing where the job starts", lambda: job_store.settle(start, plan))
         partitions = {topic: state.partitions for topic, state in found.items()}
         if not found:
             log.info("job %r: %s matches no topic yet: waiting; a matching topic created later is read from its "
@@ -196,10 +183,15 @@ class Job:
         else:
             log.info("job %r: topics %s, resuming from %s", cfg.job_name, ", ".join(
                 f"{topic!r} (ID {state.topic_id}, partitions {state.partitions})" for topic, state in found.items()),
-                logline.format_value(target))
+                logline.format_value(plan.offsets))
         # No topic yet (a pattern): any that appears before Spark first lists them starts at its first record.
-        start = offsets.starting_offsets_json(partitions, target) if found else "earliest"
-        return Resume(target, sum(len(p) for p in partitions.values()), start, topic_ids)
+        begin = offsets.starting_offsets_json(partitions, plan.offsets) if found else "earliest"
+        given_up: dict[str, set[str]] = {}
+        for tp, row in start.rows.items():
+            if tp.topic not in found and row.topic_id and (not row.live or tp in plan.give_up):
+                given_up.setdefault(tp.topic, set()).add(row.topic_id)
+        return start_plan.Resume(plan.offsets, sum(len(p) for p in partitions.values()), begin, plan.topic_ids,
+                                 plan.seen, given_up)
 
     def read_topics(self) -> dict[str, topic_metadata.TopicState]:
         """The topics read now, as Kafka holds them: the listed ones (TopicMissing for one that does
@@ -213,30 +205,10 @@ class Job:
                 raise topic_metadata.KafkaUnavailable(f"{missing} (listed a moment ago); trying again") from None
             raise
 
-    def plan_topic(self, topic: str, state: topic_metadata.TopicState, stored: dict[int, int], ids: set[str | None],
-                   first_start: bool) -> offsets.StartPlan:
-        """One topic's offsets.plan_start, logged: adopted IDs, skipped gaps, partitions seen for the
-        first time. STARTING_OFFSETS applies at the job's first start only (nothing stored for any of
-        its topics): a topic or partition first seen later is read from its first offset."""
-        default = self.cfg.starting_offsets if first_start else "earliest"
-        plan = offsets.plan_start(topic, stored, {i for i in ids if i is not None}, state.topic_id, state.partitions,
-                                  state.earliest, state.latest, default, self.cfg.on_data_loss == "skip")
-        if None in ids:
-            log.info("topic %r: adopting its current topic ID %s for offsets stored before topic IDs were kept",
-                     topic, state.topic_id)
-        for gap in plan.skipped:
-            log.warning("topic %r partition %d: skipped from offset %d to %d, as ON_DATA_LOSS=skip allows: %s",
-                        topic, gap.partition, gap.stored, gap.resume, gap.why)
-        if plan.resolved:
-            rule = f"STARTING_OFFSETS={default}" if first_start else "their earliest: the job has offsets"
-            log.info("topic %r: partitions %s seen for the first time start at %s (%s), stored",
-                     topic, sorted(plan.resolved), dict(sorted(plan.resolved.items())), rule)
-        return plan
-
-    def run_query(self, job_store: store.Store, resume: Resume) -> int:
+    def run_query(self, job_store: store.Store, resume: start_plan.Resume) -> int:
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
-            committer = BatchCommitter(self.cfg, job_store, resume.stored, resume.partitions, self.retention, location,
-                                       self.watch, topic_ids=resume.topic_ids, topic_now=self.identity.current)
+            committer = BatchCommitter(self.cfg, job_store, resume, self.retention, location, self.watch,
+                                       topic_now=self.identity.current)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             stream = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets, self.subscription)
@@ -250,19 +222,27 @@ class Job:
             self.queries += 1
             log.info("%s", logline.line(logline.QUERY, self.queries, epoch=job_store.epoch, resuming=resume.stored))
             try:
-                while query.isActive and not self.stop_requested():
-                    query.awaitTermination(0.5)  # type: ignore[arg-type]  # PySpark takes seconds as a float too
-                    failed = committer.failed_commit()  # an overlapped commit, maybe with no batch after it yet
-                    if failed is not None:
-                        query.stop()
-                        raise failed if isinstance(failed, JobStop) else QueryFailed(f"committing a batch: {first_line(failed)}")
-            except StreamingQueryException as error:
-                raise (committer.ended_by() or QueryFailed(first_line(error))) from None
+                await_stop(query, committer, self.stop_requested)
             finally:
                 committer.close()  # the connection is the next query's or the caller's after this
-            if not self.stop.is_set():
-                raise QueryFailed("the query stopped by itself")
-            stored = committer.stop()  # after the in-flight batch, if any, committed or rolled back
+            stored = committer.stop()  # after the in-flight batch, if any: its commit's failure is raised
             query.stop()
             log.info("stopped cleanly at a batch boundary; stored offsets %s", logline.format_value(stored))
             return errors.EXIT_OK
+
+
+def await_stop(query, committer: BatchCommitter, stop_requested: Callable[[], bool]) -> None:
+    """Returns once a stop is requested while the query runs. Raises why it ended otherwise: the
+    JobStop a batch or a commit raised (its exit code is owed), else QueryFailed (restarted)."""
+    try:
+        while not stop_requested():
+            failed = committer.failed_commit()  # an overlapped commit, maybe with no batch after it yet
+            if failed is not None:
+                query.stop()
+                raise failed if isinstance(failed, JobStop) else QueryFailed(f"committing a batch: {first_line(failed)}")
+            # True once the query has ended (raising what it failed with): the query's own end, not
+            # isActive, so an end between two looks never loses the JobStop that caused it.
+            if query.awaitTermination(0.5):
+                raise committer.ended_by() or QueryFailed("the query stopped by itself")
+    except StreamingQueryException as error:
+        raise (committer.ended_by() or QueryFailed(first_line(error))) from None

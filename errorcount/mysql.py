@@ -1,6 +1,8 @@
 """The job's MySQL connection: its arguments (TLS as MYSQL_SSL_MODE says), its session, which
 failures are transient, and how a failure reads in the log. The job's transactions: errorcount/store.py."""
 
+import functools
+import re
 import socket
 import ssl
 from collections.abc import Callable
@@ -93,3 +95,40 @@ def failure_text(cfg: Config, probe: Callable[[str, int], bool] = port_open) -> 
             return f"MySQL rolled the transaction back ({first_line(error)})"
         return first_line(error)
     return describe
+
+
+ROW_ALIAS = re.compile(r"\) AS new ON DUPLICATE KEY UPDATE ")
+NEW_COLUMN = re.compile(r"\bnew\.(\w+)")
+
+
+@functools.lru_cache(maxsize=256)
+def for_server(statement: str, mariadb: bool) -> str:
+    """A statement as the server runs it. Upserts are written with MySQL 8's row alias
+    (`VALUES (...) AS new ON DUPLICATE KEY UPDATE c = new.c`): MySQL 8.0.20+ warns on the older
+    `VALUES(c)` (1287, deprecated); MariaDB has no alias (MDEV-29919) and takes `VALUES(c)`."""
+    if not mariadb or not ROW_ALIAS.search(statement):
+        return statement
+    head, tail = ROW_ALIAS.split(statement, 1)
+    return head + ") ON DUPLICATE KEY UPDATE " + NEW_COLUMN.sub(r"VALUES(\1)", tail)
+
+
+def is_mariadb(conn) -> bool:
+    """Whether the server is MariaDB, from its version in the connection's handshake (no query)."""
+    return "mariadb" in str(conn.dbapi_connection.get_server_info()).lower()
+
+
+class ServerCursor:
+    """A cursor that runs each statement in the server's form (for_server), chosen from the
+    server the connection was made to; everything else is the cursor's own."""
+
+    def __init__(self, cursor, mariadb: bool):
+        self.cursor, self.mariadb = cursor, mariadb
+
+    def execute(self, statement: str, args=None):
+        return self.cursor.execute(for_server(statement, self.mariadb), args)
+
+    def executemany(self, statement: str, args):
+        return self.cursor.executemany(for_server(statement, self.mariadb), args)
+
+    def __getattr__(self, name: str):
+        return getattr(self.cursor, name)

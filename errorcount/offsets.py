@@ -1,7 +1,7 @@
 """Offset bookkeeping as pure functions: where to start, what to store, what must never happen."""
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
@@ -50,44 +50,6 @@ def starting_offsets_json(partitions: dict[str, list[int]], stored: Position) ->
                        for topic, found in sorted(partitions.items())})
 
 
-@dataclass(frozen=True)
-class Gap:
-    """A stored offset Kafka can no longer serve: `resume` is where reading can go on."""
-
-    topic: str
-    partition: int
-    stored: int
-    resume: int
-    why: str
-
-
-def find_gaps(topic: str, stored: dict[int, int], earliest: dict[int, int], latest: dict[int, int]) -> list[Gap]:
-    """Stored offsets that cannot be resumed from without losing records: older than the earliest
-    retained offset (retention deleted records never counted) or beyond the partition's end (the
-    topic was recreated or truncated). A stored partition that no longer exists raises
-    DataLossError at once: there is nothing to resume."""
-    gaps = []
-    for partition, offset in sorted(stored.items()):
-        if partition not in latest:
-            raise DataLossError(f"topic {topic!r} partition {partition}: stored next offset {offset}, but the partition "
-                                "no longer exists (topic deleted or recreated with fewer partitions). Check the topic; "
-                                "to go on without it, an admin deletes that kafka_offsets row.")
-        if offset < earliest[partition]:
-            gaps.append(Gap(topic, partition, offset, earliest[partition],
-                            f"{earliest[partition] - offset} records deleted before they were counted (retention?)"))
-        elif offset > latest[partition]:
-            gaps.append(Gap(topic, partition, offset, earliest[partition],
-                            f"stored offset beyond the partition's end {latest[partition]} (topic recreated?)"))
-    return gaps
-
-
-def describe_gaps(topic: str, gaps: list[Gap]) -> str:
-    parts = [f"partition {g.partition}: stored next offset {g.stored}, earliest available {g.resume}: {g.why}"
-             for g in gaps]
-    return (f"topic {topic!r}: " + "; ".join(parts) + ". To accept the loss and resume at the earliest available "
-            "offsets, restart with ON_DATA_LOSS=skip (the skipped ranges are recorded in skipped_offsets).")
-
-
 def check_no_overlap(expected: Position, ranges: dict[TopicPartition, tuple[int, int]]) -> None:
     """A batch must start at or after the stored next offset of each partition; anything
     earlier would be counted twice. Later starts are normal (transaction markers, compaction)."""
@@ -106,7 +68,7 @@ def advance(expected: Position, ranges: dict[TopicPartition, tuple[int, int]]) -
 BEFORE, AFTER, OTHER = "not applied", "applied", "fenced"
 
 
-def stored_state(stored: Position, before: Position, after: Position | None) -> str:
+def stored_state(stored: Mapping, before: Mapping, after: Mapping | None) -> str:
     """Whose offsets MySQL holds for a transaction that moves `before` to `after`: BEFORE (it has
     not applied: go ahead, or commit again), AFTER (it has applied, perhaps late), OTHER (another
     writer's: fenced). `before` wins where the two are equal (a start that stores nothing new)."""
@@ -130,61 +92,6 @@ def batch_end(expected: Position, ranges: dict[TopicPartition, tuple[int, int]],
     if planned is None or beyond_plan(ranges, planned):
         return seen
     return {**seen, **{partition: end for partition, end in planned.items() if end > seen.get(partition, -1)}}
-
-
-@dataclass(frozen=True)
-class StartPlan:
-    """Where a query starts and what must be stored first: `offsets` for every partition (stored,
-    resolved or skipped to), `skipped` (gaps accepted under ON_DATA_LOSS=skip), `resolved` (partitions
-    seen for the first time, STARTING_OFFSETS resolved to a number once), `recreated` (the stored
-    offsets belonged to an earlier topic of this name)."""
-
-    offsets: dict[int, int]
-    skipped: list[Gap]
-    resolved: dict[int, int]
-    recreated: bool
-
-
-def plan_start(topic: str, stored: dict[int, int], stored_ids: set[str], current_id: str, partitions: list[int],
-               earliest: dict[int, int], latest: dict[int, int], default: str, skip: bool) -> StartPlan:
-    """Settles the stored offsets against the topic as Kafka holds it now. Stored offsets of another
-    topic ID (deleted and recreated), or that Kafka no longer holds (find_gaps), are data loss:
-    DataLossError unless `skip`, which resumes the new topic at its earliest offsets. Partitions
-    without a stored offset get one now, stored: at the job's first start (nothing stored) from
-    `default` (STARTING_OFFSETS: earliest|latest); once the job has offsets, from earliest, since a
-    partition first seen later (added while the job was stopped) holds nothing the job has seen and
-    Spark counts one added while it runs from its first offset too. Resolved once, so a restart never
-    resolves 'latest' again and skips what arrived meanwhile."""
-    others = stored_ids - {current_id}
-    if stored and others:
-        gaps = [Gap(topic, p, o, earliest.get(p, 0), f"topic recreated: its ID was {'/'.join(sorted(others))}, now {current_id}; "
-                    "what the old topic held from the stored offset on was never counted")
-                for p, o in sorted(stored.items())]
-        if not skip:
-            raise DataLossError(f"topic {topic!r} was deleted and recreated since the job stored its offsets (topic ID "
-                                f"{'/'.join(sorted(others))}, now {current_id}): records of the old topic may never have "
-                                "been counted. To count the new topic from its first record, restart with "
-                                "ON_DATA_LOSS=skip (each partition's switch is recorded in skipped_offsets).")
-        offsets = {**{gap.partition: gap.resume for gap in gaps}, **{p: earliest[p] for p in partitions}}
-        return StartPlan(offsets, gaps, {}, True)
-    gaps = find_gaps(topic, stored, earliest, latest)
-    if gaps and not skip:
-        raise DataLossError(describe_gaps(topic, gaps))
-    start = earliest if default == "earliest" or stored else latest
-    resolved = {p: start[p] for p in partitions if p not in stored}
-    return StartPlan({**stored, **{gap.partition: gap.resume for gap in gaps}, **resolved}, gaps, resolved, False)
-
-
-def plan_gone(topic: str, stored: dict[int, int], subscription: str, skip: bool) -> list[Gap]:
-    """A topic the job has offsets of that no longer exists (deleted under a pattern): what it held
-    from the stored offsets on may never have been counted. DataLossError unless `skip`, which gives
-    the topic up (a Gap per partition, to be recorded; a topic created later under the name is new)."""
-    if not skip:
-        raise DataLossError(f"topic {topic!r} ({subscription}) no longer exists, but the job has offsets of it "
-                            f"({dict(sorted(stored.items()))}): what it held after them may never have been counted. "
-                            "To go on without it, restart with ON_DATA_LOSS=skip (recorded in skipped_offsets; a "
-                            "topic created later under this name is read from its first record).")
-    return [Gap(topic, p, o, o, "topic deleted while the job had offsets of it; given up") for p, o in sorted(stored.items())]
 
 
 def minute_key(epoch_minute: int) -> str:

@@ -9,12 +9,13 @@ from errorcount.errors import ConfigError
 COUNTS_TABLE = "error_log"  # the default; COUNTS_TABLE names another table of its shape
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count"},
-    "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "topic_id", "updated_at"},
-    "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint"},
+    "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "topic_id", "seen_end", "updated_at"},
+    "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint", "first_planned_at"},
     "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "new_series", "overflow_lines",
                        "batches", "offsets_before", "offsets_after", "committed_at"},
     "rejected_lines": {"job", "topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},
-    "skipped_offsets": {"job", "topic", "kafka_partition", "from_offset", "to_offset", "reason", "skipped_at"},
+    "skipped_offsets": {"job", "topic", "kafka_partition", "from_offset", "to_offset", "kind", "reason", "epoch",
+                        "skipped_at"},
     "counts_tables": {"counts_table", "job", "shared", "claimed_at"},
     "error_series": {"series_id", "job", "dimensions", "series_key", "overflow", "created_at"},
     "error_series_labels": {"series_id", "dimension", "value"},
@@ -30,7 +31,7 @@ SELECT_COLUMNS = "SELECT table_name, column_name, data_type FROM information_sch
 SELECT_INDEXES = "SELECT table_name, index_name FROM information_schema.statistics WHERE table_schema = %s"
 SELECT_CLAIMS = "SELECT job, shared FROM counts_tables WHERE counts_table = %s ORDER BY job FOR UPDATE"
 UPSERT_CLAIM = ("INSERT INTO counts_tables (counts_table, job, shared) VALUES (%s, %s, %s) "
-                "ON DUPLICATE KEY UPDATE shared = VALUES(shared)")
+                "AS new ON DUPLICATE KEY UPDATE shared = new.shared")
 FIX = "apply sql/schema.sql as an admin (make schema, with COUNTS_TABLE set for a counts table of its own), then restart"
 
 

@@ -21,7 +21,7 @@ INSERT_SERIES = "INSERT INTO error_series (job, dimensions, series_key, overflow
 SELECT_NEW = "SELECT series_key, series_id FROM error_series WHERE job = %s AND series_id > %s"
 INSERT_LABELS = "INSERT INTO error_series_labels (series_id, dimension, value) VALUES (%s, %s, %s)"
 UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_id, log_count) VALUES (%s, %s, %s, %s) "
-                        "ON DUPLICATE KEY UPDATE log_count = log_count + VALUES(log_count)")
+                        "AS new ON DUPLICATE KEY UPDATE log_count = error_series_counts.log_count + new.log_count")
 
 
 @dataclass(frozen=True)

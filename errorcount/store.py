@@ -10,40 +10,52 @@ or not at all.
 import contextlib
 import json
 import re
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass
 
-import pymysql
 from dbutils.steady_db import SteadyDBConnection
 
 from errorcount import offsets, schema
 from errorcount.errors import ConfigError, FencedError
 from errorcount.faults import NO_FAULTS, Hooks
-from errorcount.mysql import is_transient
-from errorcount.offsets import Gap, Position, TopicPartition, minute_key
+from errorcount.mysql import ServerCursor, is_mariadb, is_transient
+from errorcount.offsets import Position, TopicPartition, minute_key
 from errorcount.series import SeriesStore
+from errorcount.start_plan import Plan, Row
 from errorcount.summary import BatchSummary
 
-# Every topic of the job: a topic no longer read keeps its rows, unchanged (Store.live filters them out).
-SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id FROM kafka_offsets "
+# Every row of the job, given-up ones and topics no longer read included (the start planner and
+# Store.live choose).
+SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id, seen_end FROM kafka_offsets "
                   "WHERE job = %s ORDER BY topic, kafka_partition")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-# VALUES(col) rather than a row alias: MariaDB 10.11 has no `AS new` (MySQL 8.4 only warns).
-UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s) "
-                 "ON DUPLICATE KEY UPDATE log_count = log_count + VALUES(log_count)")
-# An offset is stored with the ID of the topic it belongs to (a recreated topic has another).
-UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id) VALUES (%s, %s, %s, %s, %s) "
-                  "ON DUPLICATE KEY UPDATE next_offset = VALUES(next_offset), topic_id = VALUES(topic_id), "
-                  "updated_at = CURRENT_TIMESTAMP(3)")
-ADOPT_TOPIC_ID = "UPDATE kafka_offsets SET topic_id = %s WHERE job = %s AND topic = %s AND topic_id IS NULL"
-# A deleted topic given up (ON_DATA_LOSS=skip): its rows stay, as history, under an ID no live topic
-# has; a topic of that name created later is new to the job (its first upsert replaces them).
+# Upserts are written with MySQL 8's row alias; on MariaDB, which has none, transaction() runs them
+# with VALUES(col) (errorcount/mysql.py: for_server).
+UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s) AS new "
+                 "ON DUPLICATE KEY UPDATE log_count = `{table}`.log_count + new.log_count")
+# An offset is stored with the ID of the topic it belongs to (a recreated topic has another) and the
+# highest end offset the job has seen the partition at: a batch raises it, a start sets it.
+UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end) "
+                  "VALUES (%s, %s, %s, %s, %s, %s) AS new "
+                  "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
+                  "seen_end = GREATEST(COALESCE(kafka_offsets.seen_end, 0), new.seen_end), updated_at = CURRENT_TIMESTAMP(3)")
+SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end) "
+                  "VALUES (%s, %s, %s, %s, %s, %s) AS new "
+                  "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
+                  "seen_end = new.seen_end, updated_at = CURRENT_TIMESTAMP(3)")
+# A topic or partition given up: its rows stay, as history, under an ID no live topic has; a topic of
+# that name created later is new to the job (its first upsert replaces them), one that comes back
+# with the old ID resumes from them.
 GIVEN_UP = "deleted:"
 GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
            "WHERE job = %s AND topic = %s AND kafka_partition = %s")
-BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint) VALUES (%s, 1, %s, %s) "
-              "ON DUPLICATE KEY UPDATE epoch = epoch + 1, owner = VALUES(owner), acquired_at = CURRENT_TIMESTAMP(3), "
-              "metrics_endpoint = VALUES(metrics_endpoint)")
+# STARTING_OFFSETS applies at the job's first start only: the first that stored a start.
+SELECT_STARTED = ("SELECT (SELECT first_planned_at FROM job_leases WHERE job = %s) IS NOT NULL "
+                  "OR EXISTS (SELECT 1 FROM kafka_offsets WHERE job = %s)")
+MARK_STARTED = "UPDATE job_leases SET first_planned_at = COALESCE(first_planned_at, CURRENT_TIMESTAMP(3)) WHERE job = %s"
+BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint) VALUES (%s, 1, %s, %s) AS new "
+              "ON DUPLICATE KEY UPDATE epoch = job_leases.epoch + 1, owner = new.owner, "
+              "acquired_at = CURRENT_TIMESTAMP(3), metrics_endpoint = new.metrics_endpoint")
 SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
 # acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
 SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
@@ -52,8 +64,8 @@ INSERT_REJECTED = ("INSERT INTO rejected_lines (job, topic, kafka_partition, kaf
                    "VALUES (%s, %s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
 INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, new_series, overflow_lines, "
                  "offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
-INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, reason) "
-                  "VALUES (%s, %s, %s, %s, %s, %s)")
+INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, kind, reason, epoch) "
+                  "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
 REASON_CHARS = 2000  # skipped_offsets.reason is TEXT (65535 bytes): 2000 characters of utf8mb4 always fit
 
 
@@ -82,11 +94,12 @@ class AlreadyApplied(Exception):
 
 
 @contextlib.contextmanager
-def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterator[pymysql.cursors.Cursor]:
+def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterator[ServerCursor]:
     """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
     COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
     `hooks` (a batch's commit only) are the test fault points around COMMIT."""
-    cursor = conn.cursor()  # first: outside a transaction this replaces a dead connection
+    raw = conn.cursor()  # first: outside a transaction this replaces a dead connection
+    cursor = ServerCursor(raw, is_mariadb(conn))  # the connection the cursor just made sure of
     try:
         conn.begin()  # inside the try: a failed BEGIN must be rolled back too, or DBUtils stays "in a transaction"
         yield cursor
@@ -108,7 +121,7 @@ def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterato
         raise
     finally:
         with contextlib.suppress(Exception):
-            cursor.close()
+            raw.close()
 
 
 @dataclass(frozen=True)
@@ -169,28 +182,46 @@ class Store:
         self.epoch = int(row[0])
         return self.epoch
 
-    def load_position(self) -> tuple[Position, dict[str, set[str | None]]]:
-        """Stored next offsets of this job on the topics it reads, and per topic the topic IDs they
-        were stored under (None for rows stored before IDs were kept)."""
+    def load_start(self) -> "StartState":
+        """What a start plans from (errorcount/start_plan.py): every offset row of the topics the job
+        reads, given-up ones included, and whether the job has ever stored a start."""
         with transaction(self.conn) as cursor:
             cursor.execute(SELECT_OFFSETS, (self.job,))
-            rows = self.live(cursor.fetchall())
-        ids: dict[str, set[str | None]] = {}
-        for topic, _p, _o, topic_id in rows:
-            ids.setdefault(topic, set()).add(topic_id)
-        return {TopicPartition(topic, int(p)): int(o) for topic, p, o, _id in rows}, ids
+            rows = cursor.fetchall()
+            cursor.execute(SELECT_STARTED, (self.job, self.job))
+            started = cursor.fetchone()
+        return StartState({TopicPartition(topic, int(p)): as_row(int(o), topic_id, seen)
+                           for topic, p, o, topic_id, seen in rows if topic in self.topics},
+                          first_start=not (started and started[0]))
 
     def load_offsets(self) -> Position:
-        """Stored next offsets of this job on the topics it reads."""
-        return self.load_position()[0]
+        """Stored next offsets of this job on the topics it reads (given-up rows left out)."""
+        return self.load_start().live()
 
-    def live(self, rows) -> list:
-        """Offset rows (topic, partition, offset, ID) of the topics the job reads, given-up ones left out."""
-        return [row for row in rows if row[0] in self.topics and not str(row[3] or "").startswith(GIVEN_UP)]
+    def load_holder(self) -> tuple[Position, int | None]:
+        """The stored next offsets and the lease's epoch now, in one read: what a COMMIT whose reply
+        was lost did (batch.unknown_outcome)."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_LEASE, (self.job,))
+            lease = cursor.fetchone()
+            cursor.execute(SELECT_OFFSETS, (self.job,))
+            stored = self.live(cursor.fetchall())
+        return stored, (None if lease is None else int(lease[0]))
+
+    def live(self, rows) -> Position:
+        """The next offsets of SELECT_OFFSETS rows of the topics the job reads, given-up ones left out."""
+        return {TopicPartition(t, int(p)): int(o) for t, p, o, topic_id, _seen in rows
+                if t in self.topics and not str(topic_id or "").startswith(GIVEN_UP)}
 
     def check_owner(self, cursor, expected: Position, applied: Position | None = None) -> None:
         """Locks the lease and offset rows; FencedError unless this instance still owns both, or
         AlreadyApplied when the offsets already are `applied` (what this transaction would store)."""
+        self.lock_lease(cursor)
+        cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (self.job,))
+        self.compare(expected, applied, self.live(cursor.fetchall()))
+
+    def lock_lease(self, cursor) -> None:
+        """Locks the lease row; FencedError unless this instance's epoch still holds it."""
         job, epoch = self.job, self.epoch
         cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
         row = cursor.fetchone()
@@ -199,26 +230,32 @@ class Store:
             raise FencedError(f"job {job!r} was taken over by another instance ({holder}; this one had epoch {epoch}). "
                               "Nothing of this batch was committed; the newer instance carries on. "
                               "If that is unexpected, make sure one instance runs per JOB_NAME.")
-        cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job,))
-        stored = {TopicPartition(t, int(p)): int(o) for t, p, o, _id in self.live(cursor.fetchall())}
+
+    def compare(self, expected: Mapping, applied: Mapping | None, stored: Mapping) -> None:
+        """Returns when MySQL holds `expected`; AlreadyApplied when it holds `applied`; else fenced."""
         state = offsets.stored_state(stored, expected, applied)
         if state == offsets.BEFORE:
             return
         if state == offsets.AFTER:
             raise AlreadyApplied()
         raise FencedError(
-            f"the stored offsets of job {job!r} changed behind this driver "
+            f"the stored offsets of job {self.job!r} changed behind this driver "
             f"(expected {as_text(expected)}, found {as_text(stored)}): another instance is writing this job. "
             "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
 
-    def commit_batch(self, batch: BatchSummary, before: Position, after: Position,
-                     topic_ids: dict[str, str] | None = None) -> bool:
+    def commit_batch(self, batch: BatchSummary, before: Position, after: Position, topic_ids: Mapping[str, str],
+                     seen: Position | None = None) -> bool:
         """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
         to the counts table (and per series, with GROUP_BY), store `after` (each topic's under its ID
-        in `topic_ids`), its dead letters and its ledger rows (ledger_rows). Keys are written in
-        sorted order so concurrent writers cannot deadlock. False when MySQL already held `after` under this epoch (an earlier
-        attempt's COMMIT applied late): nothing written."""
-        job, ids = self.job, topic_ids or {}
+        in `topic_ids`: never an offset without one) with the end offsets `seen` (raised, never
+        lowered), its dead letters and its ledger rows (ledger_rows). Keys are written in sorted order
+        so concurrent writers cannot deadlock. False when MySQL already held `after` under this
+        epoch (an earlier attempt's COMMIT applied late): nothing written."""
+        job, seen = self.job, seen or {}
+        rows = sorted(tp for tp, o in after.items() if before.get(tp) != o or tp in seen)
+        unknown = sorted({tp.topic for tp in rows if not topic_ids.get(tp.topic)})
+        if unknown:
+            raise ValueError(f"no topic ID for topic(s) {unknown}: offsets are never stored without the ID of their topic")
         written = None
         try:
             with transaction(self.conn, self.hooks) as cursor:
@@ -228,8 +265,8 @@ class Store:
                                        [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
                 if self.series and batch.series_counts:
                     written = self.series.write(cursor, batch.series_counts)
-                changed = sorted((tp, o) for tp, o in after.items() if before.get(tp) != o)
-                cursor.executemany(UPSERT_OFFSETS, [(job, *tp, o, ids.get(tp.topic)) for tp, o in changed])
+                cursor.executemany(UPSERT_OFFSETS, [(job, *tp, after[tp], topic_ids[tp.topic],
+                                                     max(after[tp], seen.get(tp, 0))) for tp in rows])
                 if batch.dead_letters:
                     cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
                 series = (written.new_series, written.overflow_lines) if written else (0, 0)
@@ -244,27 +281,57 @@ class Store:
             self.series.committed(written)
         return True
 
-    def settle(self, stored: Position, target: Position, topic_ids: dict[str, str], skipped: list[Gap]) -> None:
-        """Before a query starts, in one transaction: records each skipped gap (one row per partition,
-        its own reason), stores `target` (partitions seen for the first time, skips) under each topic's
-        ID in `topic_ids`, gives rows stored before topic IDs were kept the current one, and marks
-        the rows of a stored partition `target` leaves out (its topic deleted, skipped) as given up. Idempotent: run again after
-        a lost COMMIT that was applied, it finds `target` stored and does nothing."""
+    def settle(self, start: "StartState", plan: Plan) -> None:
+        """Stores a start plan (errorcount/start_plan.py) in one transaction, before its query starts:
+        records its events (skipped_offsets, kind and reason per partition), gives up the rows it
+        gives up, stores where every current partition starts under its topic's ID with the end
+        offset seen now, and marks the job as started (STARTING_OFFSETS never applies again).
+        Idempotent: run again after a lost COMMIT that was applied, it finds the plan's rows
+        (offsets and IDs) stored and writes nothing."""
         job = self.job
-        gapped = {TopicPartition(g.topic, g.partition) for g in skipped}
+        target = {tp: (o, plan.topic_ids[tp.topic]) for tp, o in plan.offsets.items()}
         try:
             with transaction(self.conn) as cursor:
-                self.check_owner(cursor, stored, applied=target)
-                for gap in sorted(skipped, key=lambda g: (g.topic, g.partition)):
-                    cursor.execute(INSERT_SKIPPED, (job, gap.topic, gap.partition, gap.stored, gap.resume,
-                                                    f"ON_DATA_LOSS=skip: {gap.why}"[:REASON_CHARS]))
-                changed = sorted((tp, o) for tp, o in target.items() if stored.get(tp) != o or tp in gapped)
-                cursor.executemany(UPSERT_OFFSETS, [(job, *tp, o, topic_ids[tp.topic]) for tp, o in changed])
-                cursor.executemany(GIVE_UP, [(GIVEN_UP, job, *tp) for tp in sorted(stored.keys() - target.keys())])
-                for topic, topic_id in sorted(topic_ids.items()):
-                    cursor.execute(ADOPT_TOPIC_ID, (topic_id, job, topic))
+                self.lock_lease(cursor)
+                cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job,))
+                now = {tp: (row.next_offset, row.topic_id) for tp, row in self.rows(cursor.fetchall()).items() if row.live}
+                self.compare(start.live_ids(), target, now)
+                for event in plan.events:
+                    cursor.execute(INSERT_SKIPPED, (job, event.topic, event.partition, event.stored, event.resume,
+                                                    event.kind, event.why[:REASON_CHARS], self.epoch))
+                cursor.executemany(GIVE_UP, [(GIVEN_UP, job, *tp) for tp in sorted(plan.give_up)])
+                cursor.executemany(SETTLE_OFFSETS, [(job, *tp, o, plan.topic_ids[tp.topic], plan.seen.get(tp, o))
+                                                    for tp, o in sorted(plan.offsets.items())])
+                cursor.execute(MARK_STARTED, (job,))
         except AlreadyApplied:
             pass
+
+    def rows(self, rows) -> dict[TopicPartition, Row]:
+        """SELECT_OFFSETS rows of the topics the job reads, as the start planner's Rows."""
+        return {TopicPartition(t, int(p)): as_row(int(o), topic_id, seen) for t, p, o, topic_id, seen in rows
+                if t in self.topics}
+
+
+@dataclass(frozen=True)
+class StartState:
+    """What MySQL holds for a start: the job's offset rows of the topics it reads, and whether this
+    is its first start (no start ever stored)."""
+
+    rows: dict[TopicPartition, Row]
+    first_start: bool
+
+    def live(self) -> Position:
+        return {tp: row.next_offset for tp, row in self.rows.items() if row.live}
+
+    def live_ids(self) -> dict[TopicPartition, tuple[int, str | None]]:
+        return {tp: (row.next_offset, row.topic_id) for tp, row in self.rows.items() if row.live}
+
+
+def as_row(next_offset: int, topic_id: str | None, seen_end) -> Row:
+    """A kafka_offsets row as the planner reads it: a given-up row's ID is the one it had."""
+    given_up = str(topic_id or "").startswith(GIVEN_UP)
+    kept = str(topic_id)[len(GIVEN_UP):] if given_up else topic_id
+    return Row(next_offset, kept or None, live=not given_up, seen_end=None if seen_end is None else int(seen_end))
 
 
 def ledger_rows(job: str, epoch: int, batch: BatchSummary, before: Position, after: Position,
@@ -287,5 +354,5 @@ def as_json(offsets: dict[int, int]) -> str:
     return json.dumps({str(p): o for p, o in sorted(offsets.items())})
 
 
-def as_text(position: Position) -> str:
+def as_text(position: Mapping) -> str:
     return ", ".join(f"{tp}: {o}" for tp, o in sorted(position.items())) or "none"

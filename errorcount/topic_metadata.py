@@ -7,7 +7,6 @@ every topic created under a name) tells a recreated topic from the one the offse
 
 import contextlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
@@ -15,6 +14,7 @@ from errorcount import session
 from errorcount.config import Config
 from errorcount.errors import ConfigError
 from errorcount.retry import first_line
+from errorcount.start_plan import TopicState
 
 
 class KafkaUnavailable(Exception):
@@ -24,16 +24,6 @@ class KafkaUnavailable(Exception):
 class TopicMissing(KafkaUnavailable):
     """A topic the job reads does not exist: a config error at the first start; while the job runs
     (a topic deleted under it) worth waiting for, up to RETRY_SECONDS."""
-
-
-@dataclass(frozen=True)
-class TopicState:
-    """Current partitions with their earliest and end (last stable) offsets, and the topic's ID."""
-
-    partitions: list[int]
-    earliest: dict[int, int]
-    latest: dict[int, int]
-    topic_id: str
 
 
 def client_options(cfg: Config) -> dict[str, str]:

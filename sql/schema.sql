@@ -15,7 +15,8 @@ CREATE TABLE IF NOT EXISTS kafka_offsets (
   topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   kafka_partition INT          NOT NULL,
   next_offset     BIGINT       NOT NULL,
-  topic_id        VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin NULL,  -- Kafka's topic ID the offset belongs to
+  topic_id        VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin NULL,  -- Kafka's topic ID the offset belongs to ('deleted:<ID>': given up)
+  seen_end        BIGINT       NULL,  -- the highest end offset the job has seen the partition at (a deleted topic counted to it is retired)
   updated_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   PRIMARY KEY (job, topic, kafka_partition)
 ) ENGINE = InnoDB;
@@ -27,7 +28,8 @@ CREATE TABLE IF NOT EXISTS job_leases (
   epoch       BIGINT       NOT NULL,
   owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   acquired_at DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-  metrics_endpoint VARCHAR(255) NULL  -- host:port of the holder's Prometheus endpoint (METRICS_PORT), if any
+  metrics_endpoint VARCHAR(255) NULL,  -- host:port of the holder's Prometheus endpoint (METRICS_PORT), if any
+  first_planned_at DATETIME(3) NULL  -- when the job's first start was stored: STARTING_OFFSETS applied then, never again
 ) ENGINE = InnoDB;
 
 -- The ledger: one row per committed batch, written in the batch's own transaction.
@@ -65,16 +67,21 @@ CREATE TABLE IF NOT EXISTS rejected_lines (
   KEY rejected_lines_seen (job, topic, seen_at)
 ) ENGINE = InnoDB;
 
--- Offset ranges deliberately skipped (ON_DATA_LOSS = skip): records that were never counted.
+-- What a start did to a partition besides resuming it: records skipped under ON_DATA_LOSS = skip
+-- (never counted) and topics retired (counted to their end, then deleted). `kind` (docs/operations.md
+-- "After a skip"): retention, new_partition, truncated, recreated, given_up (losses), retired.
 CREATE TABLE IF NOT EXISTS skipped_offsets (
   id              BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
   job             VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   kafka_partition INT          NOT NULL,
-  from_offset     BIGINT       NOT NULL,  -- the stored next offset
-  to_offset       BIGINT       NOT NULL,  -- where the job resumed
+  from_offset     BIGINT       NOT NULL,  -- the first offset not counted (the stored next offset; 0 for a new partition)
+  to_offset       BIGINT       NOT NULL,  -- where reading went on (truncated: below from_offset; recreated, given_up: the end last seen)
+  kind            VARCHAR(20)  CHARACTER SET ascii NOT NULL DEFAULT 'unknown',
   reason          TEXT         NOT NULL,  -- what happened to this partition (the job keeps it under 2000 characters)
-  skipped_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3)
+  epoch           BIGINT       NULL,      -- the job's epoch (job_leases) at the start that recorded it
+  skipped_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  KEY skipped_offsets_job (job, kind, skipped_at)
 ) ENGINE = InnoDB;
 
 -- Which job writes which counts table: a table belongs to the first job that writes it; another
@@ -200,3 +207,36 @@ SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schem
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;
+
+-- The start planner: the end offset seen per partition, the job's first start, and what kind each
+-- skipped_offsets row is (rows written before: told from their reason).
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'kafka_offsets' AND column_name = 'seen_end') = 0,
+              'ALTER TABLE kafka_offsets ADD COLUMN seen_end BIGINT NULL AFTER topic_id', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'job_leases' AND column_name = 'first_planned_at') = 0,
+              'ALTER TABLE job_leases ADD COLUMN first_planned_at DATETIME(3) NULL', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'skipped_offsets' AND column_name = 'kind') = 0,
+              CONCAT('ALTER TABLE skipped_offsets ADD COLUMN kind VARCHAR(20) CHARACTER SET ascii NOT NULL ',
+                     'DEFAULT \'unknown\' AFTER to_offset, ADD COLUMN epoch BIGINT NULL AFTER reason, ',
+                     'ADD INDEX skipped_offsets_job (job, kind, skipped_at)'), 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+UPDATE skipped_offsets SET kind = CASE
+    WHEN reason LIKE '%deleted before they were counted%' THEN 'retention'
+    WHEN reason LIKE '%beyond the partition''s end%' THEN 'truncated'
+    WHEN reason LIKE '%topic recreated%' THEN 'recreated'
+    WHEN reason LIKE '%topic deleted while the job had offsets%' THEN 'given_up'
+    ELSE 'unknown' END
+WHERE kind = 'unknown';

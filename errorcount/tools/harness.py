@@ -58,6 +58,18 @@ def driver_env(job: str, topic: str) -> dict[str, str]:
             "MYSQL_PORT": stack["MYSQL_PORT"], "MYSQL_DATABASE": stack["MYSQL_DATABASE"], "MYSQL_USER": stack["MYSQL_USER"]}
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+def default_stop_signals() -> None:
+    """In the driver's process, before exec: the stop signals at their defaults. A signal ignored
+    when a process starts stays ignored across exec, and bash cannot trap one it inherited ignored:
+    a test started from a non-interactive shell's background job (SIGINT ignored, as some CI runners
+    start it) would otherwise test how it was launched, not the job."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
+
+
 class DriverDied(AssertionError):
     """The driver exited while something waited for it."""
 
@@ -77,7 +89,7 @@ class Driver:
             self.process = subprocess.Popen(command or [str(ROOT / "scripts" / "run.sh"), "job", *args], cwd=ROOT,
                                             env={**os.environ, **env, "APP_MAIN": str(ROOT / app_main)},
                                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+                                            start_new_session=True, preexec_fn=default_stop_signals)
 
     def log(self) -> str:
         """This driver's output so far."""

@@ -15,6 +15,7 @@ from errorcount.config import load_config
 from errorcount.errors import FencedError
 from errorcount.offsets import TopicPartition as TP
 from errorcount.retention import Retention
+from errorcount.start_plan import Resume
 from errorcount.summary import BatchSummary
 from tests.support import admin_connect, job_connection, query, release_counts_table, unique, wait_until
 
@@ -31,7 +32,8 @@ def counted(batch_id: int, topic: str, start: int, end: int) -> Counted:
     """Batch `batch_id`: offsets start..end-1 of partition 0, each an ERROR line of minute MINUTE + batch_id."""
     summary = BatchSummary(records=end - start, errors=end - start, minute_counts={MINUTE + batch_id: end - start},
                            ranges={TP(topic, 0): (start, end - 1)})
-    return Counted(batch_id, summary, {TP(topic, 0): start} if start else {}, {TP(topic, 0): end}, "parallel", 0.0, 0.0)
+    return Counted(batch_id, summary, {TP(topic, 0): start} if start else {}, {TP(topic, 0): end}, {}, "parallel", 0.0,
+                   0.0)
 
 
 @pytest.fixture
@@ -43,7 +45,7 @@ def job(admin, tmp_path):
     job_store = store.Store(conn, name, [topic], table)
     job_store.acquire_lease("test")
     cfg = load_config([], {"KAFKA_TOPIC": topic, "OVERLAP_COMMIT": "true", "RETRY_SECONDS": "5"})
-    committer = BatchCommitter(cfg, job_store, {}, 1, Retention(0), str(tmp_path))
+    committer = BatchCommitter(cfg, job_store, Resume({}, 1, "", {topic: "ID"}), Retention(0), str(tmp_path))
     yield name, topic, table, committer
     with contextlib.suppress(FencedError):  # a test's failed commit raises again
         committer.close()

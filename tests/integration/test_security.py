@@ -93,7 +93,7 @@ def test_names_with_quotes_and_unicode_round_trip(admin):
         epoch = job_store.acquire_lease("test ünïcode owner")
         assert job_store.acquire_lease("again") == epoch + 1
         batch = BatchSummary(records=14, rejected=1, dead_letters=((topic, 3, 8, "bad_level", "é'\"".encode()),))
-        job_store.commit_batch(batch, {}, of_topic(topic, {0: 5, 3: 9}))
+        job_store.commit_batch(batch, {}, of_topic(topic, {0: 5, 3: 9}), {topic: "ID"})
         assert job_store.load_offsets() == of_topic(topic, {0: 5, 3: 9})
         assert store.Store(conn, job.upper(), [topic]).load_offsets() == {}  # byte-wise: a different job
         with conn.cursor() as cursor:

@@ -2,12 +2,14 @@
 applied late, counts past 2^31, a counts table per job, what the startup check refuses, and a
 skip over many partitions with long reasons."""
 
+from dataclasses import replace
+
 import pytest
 
 from errorcount import store
 from errorcount.errors import ConfigError, FencedError
-from errorcount.offsets import Gap
 from errorcount.offsets import TopicPartition as TP
+from errorcount.start_plan import Plan, TopicState, plan_start
 from errorcount.summary import BatchSummary
 from tests.support import job_connection, local_stack, query, release_counts_table, unique
 
@@ -81,40 +83,53 @@ def test_the_startup_check_refuses_what_would_fail_or_break_a_batch_later(conn, 
         query(admin, f"DROP TABLE IF EXISTS `{table}`")
 
 
+def settle(job_store: store.Store, topics: dict[str, TopicState], skip: bool = False) -> Plan:
+    """A start as the driver plans and stores it (without Spark): what MySQL holds, against `topics`."""
+    start = job_store.load_start()
+    plan = plan_start(start.rows, topics, start.first_start, "earliest", skip)
+    job_store.settle(start, plan)
+    return plan
+
+
 def test_a_skip_records_one_row_per_partition_whatever_its_reasons_length(conn, admin):
     job, topic = unique("skip"), unique("t")
     job_store = store.Store(conn, job, [topic])
     job_store.acquire_lease("test")
-    stored = {TP(topic, p): 1000 + p for p in range(4)}
-    job_store.settle({}, stored, {topic: "OLD"}, [])
-    why = "topic recreated: " + "x" * 3000
-    gaps = [Gap(topic, tp.partition, o, 0, why) for tp, o in stored.items()]
-    target = {tp: 0 for tp in stored}
-    job_store.settle(stored, target, {topic: "NEW"}, gaps)
-    job_store.settle(stored, target, {topic: "NEW"}, gaps)  # a retry after a lost COMMIT: applied
-    rows = query(admin, "SELECT kafka_partition, from_offset, to_offset, CHAR_LENGTH(reason) FROM skipped_offsets "
+    four = [0, 1, 2, 3]
+    settle(job_store, {topic: TopicState(four, {p: 1000 + p for p in four}, {p: 1000 + p for p in four}, "OLD")})
+    query(admin, "UPDATE kafka_offsets SET seen_end = seen_end + 1 WHERE job = %s", (job,))  # records never read
+    start = job_store.load_start()
+    plan = plan_start(start.rows, {topic: TopicState(four, dict.fromkeys(four, 0), dict.fromkeys(four, 0), "NEW")},
+                      start.first_start, "earliest", skip=True)
+    plan = replace(plan, events=[replace(event, why="topic recreated: " + "x" * 3000) for event in plan.events])
+    job_store.settle(start, plan)
+    job_store.settle(start, plan)  # a retry after a lost COMMIT that applied: finds the plan stored, writes nothing
+    rows = query(admin, "SELECT kafka_partition, from_offset, to_offset, kind, CHAR_LENGTH(reason) FROM skipped_offsets "
                         "WHERE job = %s ORDER BY kafka_partition", (job,))
-    assert [(int(p), int(f), int(t), int(n)) for p, f, t, n in rows] == [(p, 1000 + p, 0, store.REASON_CHARS) for p in range(4)]
-    assert job_store.load_position() == (target, {topic: {"NEW"}})
+    assert [tuple(map(int, row[:3])) + tuple(row[3:]) for row in rows] == [
+        (p, 1000 + p, 1001 + p, "recreated", store.REASON_CHARS) for p in four]
+    assert job_store.load_offsets() == {TP(topic, p): 0 for p in four}
 
 
 def test_a_batch_of_two_topics_stores_each_ones_offsets_id_and_ledger_row(conn, admin):
     job, first, second, unread = unique("two"), unique("a"), unique("b"), unique("c")
-    earlier = store.Store(conn, job, [unread])
+    earlier = store.Store(conn, job, [unread, first, second])
     earlier.acquire_lease("test")
-    earlier.settle({}, {TP(unread, 0): 7}, {unread: "ID-C"}, [])  # a topic the job read before
+    settle(earlier, {unread: TopicState([0], {0: 7}, {0: 7}, "ID-C"),  # a topic the job read before
+                     first: TopicState([0], {0: 10}, {0: 10}, "ID-A"),
+                     second: TopicState([0, 1], {0: 0, 1: 4}, {0: 0, 1: 4}, "ID-B")})
     job_store = store.Store(conn, job, [first, second])
     job_store.acquire_lease("test")
-    assert job_store.load_position() == ({}, {})  # the topic no longer read is not the job's position
     before = {TP(first, 0): 10, TP(second, 0): 0, TP(second, 1): 4}
-    job_store.settle({}, before, {first: "ID-A", second: "ID-B"}, [])
+    assert job_store.load_offsets() == before  # the topic no longer read is not the job's position
     after = {**before, TP(first, 0): 15, TP(second, 1): 6}
     batch = BatchSummary(records=7, errors=3, rejected=1, minute_counts={MINUTE: 3},
                          ranges={TP(first, 0): (10, 14), TP(second, 1): (4, 5)},
                          dead_letters=((second, 1, 5, "bad_level", b"x"),),
                          per_topic={first: (5, 3, 0), second: (2, 0, 1)})
     assert job_store.commit_batch(batch, before, after, {first: "ID-A", second: "ID-B"})
-    assert job_store.load_position() == (after, {first: {"ID-A"}, second: {"ID-B"}})
+    assert job_store.load_offsets() == after
+    assert {tp.topic: row.topic_id for tp, row in job_store.load_start().rows.items()} == {first: "ID-A", second: "ID-B"}
     ledger = query(admin, "SELECT topic, records, error_lines, rejected, offsets_before, offsets_after FROM ingest_batches "
                           "WHERE job = %s ORDER BY topic", (job,))
     assert [tuple(row) for row in ledger] == sorted([(first, 5, 3, 0, '{"0": 10}', '{"0": 15}'),

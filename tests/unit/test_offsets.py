@@ -11,11 +11,8 @@ from errorcount.offsets import (
     batch_end,
     beyond_plan,
     check_no_overlap,
-    describe_gaps,
-    find_gaps,
     minute_key,
     of_topic,
-    plan_start,
     starting_offsets_json,
 )
 
@@ -44,47 +41,6 @@ def test_a_batch_without_a_plan_or_with_one_its_rows_contradict_ends_after_its_l
     assert batch_end({0: 50}, {0: (50, 79), 1: (0, 3)}, {0: 90}) == {0: 80, 1: 4}  # no plan for partition 1
 
 
-def plan(stored, stored_ids, current="NEW", partitions=(0, 1), earliest=None, latest=None, default="earliest",
-         skip=False):
-    earliest = earliest or {p: 0 for p in partitions}
-    latest = latest or {p: 100 for p in partitions}
-    return plan_start("t", stored, stored_ids, current, list(partitions), earliest, latest, default, skip)
-
-
-def test_partitions_seen_for_the_first_time_get_a_number_once():
-    first = plan({}, set(), default="latest", earliest={0: 5, 1: 0}, latest={0: 40, 1: 12})
-    assert (first.offsets, first.resolved, first.skipped, first.recreated) == ({0: 40, 1: 12}, {0: 40, 1: 12}, [], False)
-    # Once the job has offsets, a partition first seen (added while it was stopped) starts at its first
-    # offset whatever STARTING_OFFSETS says: 'latest' would skip what reached it before this start.
-    later = plan({0: 40}, {"NEW"}, partitions=(0, 1, 2), default="latest", earliest={0: 0, 1: 7, 2: 0},
-                 latest={0: 90, 1: 80, 2: 3})
-    assert later.offsets == {0: 40, 1: 7, 2: 0} and later.resolved == {1: 7, 2: 0}  # 0 keeps its stored offset
-    assert plan({}, set(), earliest={0: 5, 1: 0}).offsets == {0: 5, 1: 0}
-
-
-def test_a_recreated_topic_is_data_loss_unless_skipped_and_then_counted_from_its_start():
-    with pytest.raises(DataLossError, match=r"'t' was deleted and recreated .*topic ID OLD, now NEW.*ON_DATA_LOSS=skip"):
-        plan({0: 1000, 1: 7}, {"OLD"})
-    # Even a stored offset inside the new topic's range (1000 of 2000) is not resumed from.
-    skipped = plan({0: 1000, 1: 7, 2: 3}, {"OLD"}, partitions=(0, 1), default="latest", skip=True,
-                   latest={0: 2000, 1: 0})
-    assert skipped.recreated and skipped.resolved == {}
-    assert skipped.offsets == {0: 0, 1: 0, 2: 0}  # every new partition from its start; the vanished one at 0
-    assert [(g.partition, g.stored, g.resume) for g in skipped.skipped] == [(0, 1000, 0), (1, 7, 0), (2, 3, 0)]
-    assert all("topic recreated: its ID was OLD, now NEW" in g.why for g in skipped.skipped)
-
-
-def test_offsets_stored_before_topic_ids_were_kept_are_adopted_not_taken_for_a_recreation():
-    assert plan({0: 10, 1: 10}, set()).offsets == {0: 10, 1: 10}
-
-
-def test_gaps_under_the_same_topic_are_data_loss_or_skipped():
-    with pytest.raises(DataLossError, match="partition 0: stored next offset 3, earliest available 8"):
-        plan({0: 3, 1: 10}, {"NEW"}, earliest={0: 8, 1: 0})
-    skipped = plan({0: 3, 1: 10}, {"NEW"}, earliest={0: 8, 1: 0}, skip=True)
-    assert skipped.offsets == {0: 8, 1: 10} and [g.partition for g in skipped.skipped] == [0]
-
-
 def test_advance_moves_only_partitions_with_records():
     assert advance({0: 10, 1: 20}, {0: (10, 14), 2: (0, 3)}) == {0: 15, 1: 20, 2: 4}
 
@@ -102,23 +58,6 @@ def test_overlap_with_stored_offsets_is_refused():
 
 def test_gaps_after_stored_offsets_are_accepted():
     check_no_overlap({TP("a", 0): 10}, {TP("a", 0): (12, 15), TP("a", 5): (0, 1)})  # transaction markers leave gaps
-
-
-def test_a_vanished_partition_stops_the_job():
-    with pytest.raises(DataLossError, match="partition 3: stored next offset 5, but the partition no longer exists"):
-        find_gaps("t", {0: 1, 3: 5}, {0: 0}, {0: 10})
-
-
-def test_deleted_and_recreated_ranges_are_gaps_resuming_at_earliest():
-    gaps = find_gaps("t", {0: 5, 1: 20, 2: 7}, {0: 8, 1: 0, 2: 0}, {0: 10, 1: 10, 2: 10})
-    assert [(g.partition, g.stored, g.resume) for g in gaps] == [(0, 5, 8), (1, 20, 0)]
-    assert "3 records deleted" in gaps[0].why and "beyond the partition's end 10" in gaps[1].why
-    message = describe_gaps("t", gaps)
-    assert "partition 0: stored next offset 5, earliest available 8" in message and "ON_DATA_LOSS=skip" in message
-
-
-def test_stored_offsets_within_the_retained_range_are_no_gap():
-    assert find_gaps("t", {0: 8, 1: 10}, {0: 8, 1: 0}, {0: 10, 1: 10}) == []
 
 
 @pytest.mark.parametrize("minute, text", [

@@ -5,8 +5,7 @@ import re
 import pytest
 
 from errorcount.config import load_config, topics
-from errorcount.errors import ConfigError, DataLossError
-from errorcount.offsets import plan_gone
+from errorcount.errors import ConfigError
 from errorcount.subscription import Subscription, anchored
 
 
@@ -38,10 +37,3 @@ def test_a_list_subscribes_to_its_names():
     listed = Subscription(["b", "a"])
     assert (listed.current(["x"]), listed.source_options(), "a" in listed, "x" in listed) == (
         ["b", "a"], {"subscribe": "b,a"}, True, False)
-
-
-def test_a_deleted_topic_is_data_loss_unless_skipped_then_given_up_per_partition():
-    with pytest.raises(DataLossError, match="topic 'logs.old' .* no longer exists.*ON_DATA_LOSS=skip"):
-        plan_gone("logs.old", {0: 5, 1: 7}, "pattern 'logs.*'", skip=False)
-    gaps = plan_gone("logs.old", {1: 7, 0: 5}, "pattern 'logs.*'", skip=True)
-    assert [(g.topic, g.partition, g.stored, g.resume) for g in gaps] == [("logs.old", 0, 5, 5), ("logs.old", 1, 7, 7)]
