@@ -44,7 +44,7 @@ def from_spark_json(text: str) -> Position:
 
 def starting_offsets_json(partitions: dict[str, list[int]], stored: Position) -> str:
     """startingOffsets for every current partition of every topic (Spark requires all): the stored
-    next offset (plan_start has stored one for every partition; earliest for one added since, as
+    next offset (start_plan.plan_start has planned one for every partition; earliest for one added since, as
     Spark does)."""
     return json.dumps({topic: {str(p): stored.get(TopicPartition(topic, p), EARLIEST) for p in sorted(found)}
                        for topic, found in sorted(partitions.items())})

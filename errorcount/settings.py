@@ -52,7 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
             note="Replaces KAFKA_TOPIC's default; KAFKA_TOPIC set to anything else as well is a config error. "
                  "Topics created while the job runs are read from their first record, found within about one "
                  "trigger (Spark lists the topics each time it plans a batch). A pattern matching nothing "
-                 "starts and waits. A matched topic deleted under the job is data loss (exit 4, or "
+                 "starts and waits. A matched topic deleted after the job counted all it saw of it is retired "
+                 "(recorded); deleted with records the job had not read, it is data loss (exit 4, or "
                  "ON_DATA_LOSS=skip). docs/operations.md, \"Pointing the job at your topics\".",
             pattern=r".{0,500}", shape="at most 500 characters", empty_is_value=True),
     Setting("JOB_NAME", str, "error-counter", "names this job's offsets in MySQL; one running instance per name",
@@ -96,10 +97,11 @@ SETTINGS: tuple[Setting, ...] = (
             note="Transactions still run one at a time, in batch order: a batch commits only after the previous one "
                  "did, and a failed commit stops the job before anything later is stored (docs/design.md). false: "
                  "each batch commits before Spark starts the next."),
-    Setting("STARTING_OFFSETS", str, "earliest", "where a job's first start reads from (no offsets stored yet)",
-            note="Applies at the job's first start only (no offsets stored): a partition first seen later, added "
-                 "while the job runs or while it is stopped, is counted from its first offset. Partitions with stored "
-                 "offsets always resume from MySQL.", choices=("earliest", "latest")),
+    Setting("STARTING_OFFSETS", str, "earliest", "where a job's first start reads the partitions that exist then",
+            note="Applies once, at the job's very first start (recorded in job_leases.first_planned_at), to the "
+                 "partitions that exist then: a topic or partition first seen later, created while the job runs or "
+                 "while it is stopped, is counted from its first record. Partitions with stored offsets always resume from "
+                 "MySQL.", choices=("earliest", "latest")),
     Setting("KAFKA_TIMEOUT", int, "30", "seconds one Kafka metadata request may take", low=1, high=3600),
     Setting("LOG_FORMAT", str, "app", "what the topic's records are: app lines, access logs or JSON events",
             note="The contracts: docs/contract.md. app: TIMESTAMP LEVEL message; access: Common/Combined Log Format, "
@@ -149,9 +151,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RETRY_SECONDS", int, "300", "how long MySQL/Kafka may be away before the job gives up (exit 5)",
             note="Meanwhile it retries inside the running driver with backoff (0.5 s doubling to 10 s).",
             high=7 * 24 * 3600, group="Failures and housekeeping"),
-    Setting("ON_DATA_LOSS", str, "fail", "stored offsets Kafka no longer holds: fail (exit 4) or skip (recorded)",
-            note="skip resumes at the earliest available offset and records the skipped range in "
-                 "skipped_offsets, in the same transaction.", choices=("fail", "skip")),
+    Setting("ON_DATA_LOSS", str, "fail", "records the job has not counted that Kafka no longer holds, found at a "
+                                         "start: fail (exit 4) or skip (recorded)",
+            note="skip goes on where nothing is counted twice (the earliest offset; a truncated partition's end; a "
+                 "new topic's first record) and records each range in skipped_offsets (kind: retention, "
+                 "new_partition, truncated, recreated, given_up), in the transaction that stores where the job "
+                 "starts. Meant for one start: docs/operations.md, \"After a skip\".", choices=("fail", "skip")),
     Setting("DEAD_LETTER_LIMIT", int, "1000", "most rejected records per batch kept in rejected_lines (0 = none)",
             note="Beyond this they are only counted.", high=100_000),
     Setting("RETENTION_DAYS", int, "30", "days dead letters and per-batch ledger rows are kept (0 = keep all)",

@@ -75,6 +75,19 @@ class Produced:
         produce.produce(self.topic, events, partitions)
         self.placed += [(i % partitions, base[i % partitions] + i // partitions, e) for i, e in enumerate(events)]
 
+    def add_to(self, partition: int, events: list[samples.Event]) -> None:
+        """Writes `events`, in order, to one partition."""
+        base = kafka_admin.end_offsets(self.topic)[partition]
+        writer = produce.Writer(self.topic)
+        for event in events:
+            produce.send(writer.producer, self.topic, event.value, partition, writer._delivered)
+        writer.flush()
+        self.placed += [(partition, base + i, e) for i, e in enumerate(events)]
+
+    def counts_where(self, counted: Callable[[int, int], bool]) -> dict[str, int]:
+        """Expected error_log when exactly the records at (partition, offset) with counted(...) true were counted."""
+        return samples.expected_counts([e for p, o, e in self.placed if counted(p, o)])
+
     def events(self) -> list[samples.Event]:
         return [event for _p, _o, event in self.placed]
 

@@ -59,8 +59,10 @@ def release_counts_table(conn: pymysql.Connection, table: str = "error_log", emp
 
 
 def stored_offsets(conn: pymysql.Connection, job: str, topic: str) -> dict[int, int]:
-    rows = query(conn, "SELECT kafka_partition, next_offset FROM kafka_offsets WHERE job = %s AND topic = %s",
-                 (job, topic))
+    """The job's next offsets of `topic`, per partition: what it resumes from (rows it gave up, kept
+    as history under topic_id 'deleted:<ID>', left out)."""
+    rows = query(conn, "SELECT kafka_partition, next_offset FROM kafka_offsets WHERE job = %s AND topic = %s "
+                       "AND (topic_id IS NULL OR topic_id NOT LIKE 'deleted:%%')", (job, topic))
     return {int(p): int(o) for p, o in rows}
 
 

@@ -1,5 +1,7 @@
-"""Records the job never read are deleted (what retention does): by default the job stops and says
-what was lost and how to proceed; ON_DATA_LOSS=skip resumes and records the skipped range."""
+"""Records the job never read are gone when it starts (retention, a truncated log, a partition
+added and trimmed while it was stopped): the job stops and names every range and how to proceed;
+ON_DATA_LOSS=skip goes on without counting anything twice and records each range by kind. The
+expectation is a plain-Python count of the records the rule says are counted."""
 
 from datetime import datetime
 
@@ -14,25 +16,51 @@ START = datetime(2036, 2, 29, 23, 50)
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
-def test_deleted_unread_records_stop_the_job_until_skipping_is_allowed(scenario):
-    run = scenario(2, START)
-    run.write(400, seed=71, minutes=20)
+def test_records_gone_at_a_start_stop_the_job_naming_each_range_until_skipped(scenario):
+    run = scenario(3, START)
+    run.write(600, seed=71, minutes=20)
     assert run.caught_up_driver().stop() == 0
+    stored = run.offsets()  # 200 per partition
+    run.write(600, seed=72, minutes=20)  # 200 more per partition, never read
 
-    run.write(400, seed=72, minutes=20)
-    stored = run.offsets()
-    kafka_admin.delete_records(run.topic, {0: stored[0] + 150})  # 150 unread records of partition 0 vanish
-    failing = run.driver()
-    assert failing.wait(120) == EXIT_DATA_LOSS
-    message = failing.log()
-    assert f"partition 0: stored next offset {stored[0]}, earliest available {stored[0] + 150}" in message
-    assert f"topic {run.topic!r}" in message and "ON_DATA_LOSS=skip" in message
-    assert run.offsets() == stored  # nothing moved
+    # Partition 0: retention deletes 150 records the job never read.
+    kafka_admin.delete_records(run.topic, {0: stored[0] + 150})
+    # Partition 1: its log ends below what the job counted, under the same topic ID (an unclean leader
+    # election; simulated as the issue does, by moving the stored offset past the end).
+    end1 = kafka_admin.end_offsets(run.topic)[1]
+    beyond = end1 + 500
+    query(run.admin, "UPDATE kafka_offsets SET next_offset = %s WHERE job = %s AND kafka_partition = 1", (beyond, run.job))
+    # Partition 3: added while the job is stopped; 100 lines, the first 40 deleted before the job is back.
+    kafka_admin.add_partitions(run.topic, 4)
+    run.produced.add_to(3, samples.generate("app", 100, seed=73, start=START, minutes=20))
+    kafka_admin.delete_records(run.topic, {3: 40})
+    # The rows as a start that missed the topic in a listing leaves them (given up, under the same
+    # ID): a topic back with its ID resumes from them (partition 2 must not be read from 0 again).
+    query(run.admin, "UPDATE kafka_offsets SET topic_id = CONCAT('deleted:', topic_id) WHERE job = %s", (run.job,))
+    rows = "SELECT kafka_partition, next_offset, topic_id FROM kafka_offsets WHERE job = %s ORDER BY kafka_partition"
+    before = (query(run.admin, rows, (run.job,)), run.counts())
+
+    refused = run.driver()
+    assert refused.wait(120) == EXIT_DATA_LOSS, refused.log()[-3000:]
+    message = refused.log()
+    for named in (f"topic {run.topic!r} partition 0 (retention): offsets {stored[0]} to {stored[0] + 150}",
+                  f"topic {run.topic!r} partition 1 (truncated): stored next offset {beyond}, partition end {end1}",
+                  f"topic {run.topic!r} partition 3 (new_partition): offsets 0 to 40", "ON_DATA_LOSS=skip"):
+        assert named in message
+    assert "partition 2 (" not in message
+    assert (query(run.admin, rows, (run.job,)), run.counts()) == before  # nothing changed
 
     skipping = run.caught_up_driver("the skipping job to catch up", env={"ON_DATA_LOSS": "skip"})
-    lost = {(0, o) for o in range(stored[0], stored[0] + 150)}
-    assert run.counts() == samples.expected_counts([e for p, o, e in run.produced.placed if (p, o) not in lost])
-    rows = query(run.admin, "SELECT kafka_partition, from_offset, to_offset FROM skipped_offsets WHERE job = %s",
-                 (run.job,))
-    assert [tuple(map(int, row)) for row in rows] == [(0, stored[0], stored[0] + 150)]
+    run.write(400, seed=74, minutes=20)  # and what comes after is counted on every partition
+    run.catch_up(skipping)
+
+    def counted(partition: int, offset: int) -> bool:
+        return {0: offset < stored[0] or offset >= stored[0] + 150,
+                1: offset < stored[1] or offset >= end1,  # never twice: resumed at the end, not at 0
+                2: True, 3: offset >= 40}[partition]
+    assert run.counts() == run.produced.counts_where(counted)
+    rows = query(run.admin, "SELECT kafka_partition, kind, from_offset, to_offset FROM skipped_offsets WHERE job = %s "
+                            "ORDER BY kafka_partition", (run.job,))
+    assert [(int(p), k, int(f), int(t)) for p, k, f, t in rows] == [
+        (0, "retention", stored[0], stored[0] + 150), (1, "truncated", beyond, end1), (3, "new_partition", 0, 40)]
     assert skipping.stop() == 0

@@ -137,3 +137,14 @@ def test_a_batch_of_two_topics_stores_each_ones_offsets_id_and_ledger_row(conn, 
     assert [tuple(r) for r in query(admin, "SELECT topic, kafka_partition, kafka_offset FROM rejected_lines WHERE job = %s",
                                     (job,))] == [(second, 1, 5)]
     assert store.Store(conn, job, [unread]).load_offsets() == {TP(unread, 0): 7}  # left as it was
+
+
+def test_offsets_are_never_stored_without_the_id_of_their_topic(conn, admin):
+    job, topic = unique("noid"), unique("t")
+    job_store = store.Store(conn, job, [topic])
+    job_store.acquire_lease("test")
+    batch = BatchSummary(records=1, ranges={TP(topic, 0): (0, 0)})
+    with pytest.raises(ValueError, match="no topic ID for topic"):
+        job_store.commit_batch(batch, {}, {TP(topic, 0): 1}, {})
+    assert query(admin, "SELECT COUNT(*) FROM kafka_offsets WHERE job = %s", (job,))[0][0] == 0
+    assert query(admin, "SELECT COUNT(*) FROM ingest_batches WHERE job = %s", (job,))[0][0] == 0
