@@ -113,8 +113,9 @@ def for_server(statement: str, mariadb: bool) -> str:
 
 
 def is_mariadb(conn) -> bool:
-    """Whether the server is MariaDB, from its version in the connection's handshake (no query)."""
-    return "mariadb" in str(conn.dbapi_connection.get_server_info()).lower()
+    """Whether the server is MariaDB, from its version in the connection's handshake (no query);
+    `conn` a steady connection (mysql.connect) or a PyMySQL one."""
+    return "mariadb" in str(getattr(conn, "dbapi_connection", conn).get_server_info()).lower()
 
 
 class ServerCursor:

@@ -171,9 +171,24 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         query(admin, f"DROP TABLE `{database}`.counts_tables")
         query(admin, f"INSERT INTO `{database}`.kafka_offsets (job, topic, kafka_partition, next_offset) "
                      "VALUES ('j', 't', 0, 10)")
-        with pytest.raises(ConfigError, match=r"kafka_offsets\.topic_id, job_leases\.metrics_endpoint, ingest_batches\.batches, "
-                                              r"ingest_batches\.new_series, ingest_batches\.overflow_lines, "
-                                              r"rejected_lines\.job, table counts_tables, table error_series, "
+        # Before the start planner: no end seen, no first start, skips told apart by their reason only.
+        query(admin, f"ALTER TABLE `{database}`.kafka_offsets DROP COLUMN seen_end")
+        query(admin, f"ALTER TABLE `{database}`.job_leases DROP COLUMN first_planned_at")
+        query(admin, f"ALTER TABLE `{database}`.skipped_offsets DROP INDEX skipped_offsets_job, DROP COLUMN kind, "
+                     "DROP COLUMN epoch")
+        reasons = {"retention": "ON_DATA_LOSS=skip: 150 records deleted before they were counted (retention?)",
+                   "truncated": "ON_DATA_LOSS=skip: stored offset beyond the partition's end 10 (topic recreated?)",
+                   "recreated": "ON_DATA_LOSS=skip: topic recreated: its ID was A, now B; what the old topic held",
+                   "given_up": "ON_DATA_LOSS=skip: topic deleted while the job had offsets of it; given up"}
+        for partition, reason in enumerate(reasons.values()):
+            query(admin, f"INSERT INTO `{database}`.skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, "
+                         "reason) VALUES ('j', 't', %s, 1, 2, %s)", (partition, reason))
+        with pytest.raises(ConfigError, match=r"kafka_offsets\.seen_end, kafka_offsets\.topic_id, "
+                                              r"job_leases\.first_planned_at, job_leases\.metrics_endpoint, "
+                                              r"ingest_batches\.batches, ingest_batches\.new_series, "
+                                              r"ingest_batches\.overflow_lines, "
+                                              r"rejected_lines\.job, skipped_offsets\.epoch, skipped_offsets\.kind, "
+                                              r"table counts_tables, table error_series, "
                                               r"table error_series_labels, table error_series_counts, "
                                               r"error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
@@ -185,7 +200,10 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         assert query(admin, f"SELECT records, batches, new_series, overflow_lines FROM `{database}`.ingest_batches") == [
             (10, 1, 0, 0)]
         assert query(admin, f"SELECT COUNT(*) FROM `{database}`.error_counts_by_label") == [(0,)]
-        assert query(admin, f"SELECT next_offset, topic_id FROM `{database}`.kafka_offsets") == [(10, None)]  # adopted at start
+        assert query(admin, f"SELECT next_offset, topic_id, seen_end FROM `{database}`.kafka_offsets") == [
+            (10, None, None)]  # the ID adopted at start; the end seen unknown until then (never retired on it)
+        kinds = query(admin, f"SELECT kind FROM `{database}`.skipped_offsets ORDER BY kafka_partition")
+        assert [k for (k,) in kinds] == list(reasons)
         index = query(admin, "SELECT column_name FROM information_schema.statistics WHERE table_schema = %s "
                              "AND index_name = 'rejected_lines_seen' ORDER BY seq_in_index", (database,))
         assert [c for (c,) in index] == ["job", "topic", "seen_at"]
