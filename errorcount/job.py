@@ -186,12 +186,8 @@ class Job:
                 logline.format_value(plan.offsets))
         # No topic yet (a pattern): any that appears before Spark first lists them starts at its first record.
         begin = offsets.starting_offsets_json(partitions, plan.offsets) if found else "earliest"
-        given_up: dict[str, set[str]] = {}
-        for tp, row in start.rows.items():
-            if tp.topic not in found and row.topic_id and (not row.live or tp in plan.give_up):
-                given_up.setdefault(tp.topic, set()).add(row.topic_id)
         return start_plan.Resume(plan.offsets, sum(len(p) for p in partitions.values()), begin, plan.topic_ids,
-                                 plan.seen, given_up)
+                                 plan.seen, plan.away)
 
     def read_topics(self) -> dict[str, topic_metadata.TopicState]:
         """The topics read now, as Kafka holds them: the listed ones (TopicMissing for one that does

@@ -73,13 +73,15 @@ class Event:
 class Plan:
     """Where every current partition of every topic read starts (`offsets`, under `topic_ids`), the
     live rows to give up (`give_up`), what is recorded (`events`), the end offsets seen now
-    (`seen`) and lines worth logging (`notes`)."""
+    (`seen`), the IDs of the topics with rows that Kafka does not hold now (`away`: one back under
+    such an ID resumes from its rows) and lines worth logging (`notes`)."""
 
     offsets: Position = field(default_factory=dict)
     topic_ids: dict[str, str] = field(default_factory=dict)
     give_up: list[TopicPartition] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     seen: Position = field(default_factory=dict)
+    away: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def losses(self) -> list[Event]:
@@ -99,6 +101,7 @@ def plan_start(rows: dict[TopicPartition, Row], topics: dict[str, TopicState], f
         plan_topic(plan, topic, now, by_topic.get(topic, {}), first_start, starting_offsets)
     for topic, gone in sorted(by_topic.items()):
         if topic not in topics:
+            plan.away[topic] = {row.topic_id for row in gone.values() if row.topic_id}
             give_up(plan, topic, {p: row for p, row in gone.items() if row.live}, GIVEN_UP,
                     "the topic no longer exists (deleted, or missing from Kafka's listing)")
     losses = plan.losses()

@@ -132,6 +132,7 @@ def test_row_12_a_deleted_topic_counted_to_its_end_is_retired_and_the_others_go_
     result = plan(rows, {"t": topic(partitions=(0,))})
     assert result.offsets == {TP("t", 0): 40}
     assert events(result) == [("retired", "gone", 0, 5, 5)] and result.give_up == [TP("gone", 0)]
+    assert result.away == {"gone": {"G"}}  # back under that ID while a query runs: the restart resumes it
 
 
 def test_row_13_a_deleted_topic_with_unread_records_is_data_loss_unless_skipped():
@@ -157,6 +158,7 @@ def test_row_15_a_given_up_topic_back_under_another_id_is_a_new_topic():
     rows = {TP("t", 0): Row(60, "OLD", live=False)}
     result = plan(rows)
     assert result.offsets == {TP("t", 0): 0, TP("t", 1): 0} and result.events == [] and result.give_up == []
+    assert plan(rows, {}).away == {"t": {"OLD"}}  # while it is away, its old ID is known
 
 
 def test_row_16_a_partition_gone_under_the_same_id_is_retired_or_lost():
