@@ -87,6 +87,7 @@ class BatchCommitter:
         self.topic_ids = dict(resume.topic_ids)  # each topic's ID when the query first read it
         self.given_up = resume.given_up  # IDs of topics given up: one back under such an ID is not read from 0
         self.topic_now = topic_now  # asks Kafka for topics' IDs now
+        self.describe = mysql.failure_text(cfg)  # how a MySQL failure reads in the log
         self.watch = watch or Watch()
         self.retention = retention
         self.checkpoint = checkpoint
@@ -276,7 +277,7 @@ class BatchCommitter:
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
                 stored, holder = retry("re-reading the stored offsets", self.store.load_holder, cfg.retry_seconds,
-                                       mysql.is_transient, describe=mysql.failure_text(cfg))
+                                       mysql.is_transient, describe=self.describe)
                 outcome = unknown_outcome(before, after, stored, holder, self.store.epoch)
                 if outcome == APPLIED:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)
@@ -289,5 +290,5 @@ class BatchCommitter:
                                       "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, cfg.retry_seconds,
-              lambda error: isinstance(error, RetryCommit) or mysql.is_transient(error), describe=mysql.failure_text(cfg),
+              lambda error: isinstance(error, RetryCommit) or mysql.is_transient(error), describe=self.describe,
               on_retry=self.watch.commit_retried)

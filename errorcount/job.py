@@ -77,6 +77,7 @@ class Job:
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
         self.sleep = stoppable_sleep(self.stop_requested)
+        self.describe = mysql.failure_text(cfg)  # how a MySQL failure reads in the log
         # outlives query restarts; per-dimension counts are pruned only while GROUP_BY is on
         self.retention = retention.Retention(cfg.retention_days, series_days=cfg.series_retention_days if cfg.group_by else 0)
         self.queries = 0  # started by this driver
@@ -93,7 +94,7 @@ class Job:
         """Runs a MySQL action, retrying transient failures; none of these actions is a batch, and
         each is safe to repeat, so a COMMIT whose outcome was lost is simply tried again."""
         return retry(what, action, self.cfg.retry_seconds, store.retry_outside_batch, self.sleep,
-                     describe=mysql.failure_text(self.cfg))
+                     describe=self.describe)
 
     def run(self) -> int:
         if self.marker.present():

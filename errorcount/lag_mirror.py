@@ -17,6 +17,7 @@ from typing import Any
 
 from errorcount.offsets import Position
 from errorcount.retry import first_line
+from errorcount.topic_metadata import client_properties
 
 log = logging.getLogger("errorcount.lag_mirror")
 REFRESH_S = 3600.0
@@ -27,9 +28,9 @@ TIMEOUT_S = 30
 
 
 def admin_properties(cfg) -> dict[str, str]:
-    """The admin client's settings: the job's bootstrap servers and kafka.* options (security)."""
-    return {**{name[len("kafka."):]: value for name, value in cfg.kafka_options.items()},
-            "bootstrap.servers": cfg.kafka_bootstrap_servers, "client.id": f"{cfg.kafka_lag_group}-mirror",
+    """The admin client's settings: the job's client properties (bootstrap servers, security), its
+    own client id and timeouts."""
+    return {**client_properties(cfg), "client.id": f"{cfg.kafka_lag_group}-mirror",
             "request.timeout.ms": str(TIMEOUT_S * 1000), "default.api.timeout.ms": str(TIMEOUT_S * 1000)}
 
 

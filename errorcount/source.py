@@ -4,6 +4,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from errorcount.config import Config, topics
 from errorcount.subscription import Subscription
+from errorcount.topic_metadata import client_properties
 
 
 def source_options(cfg: Config, starting_offsets: str, subscription: Subscription | None = None) -> dict[str, str]:
@@ -16,7 +17,7 @@ def source_options(cfg: Config, starting_offsets: str, subscription: Subscriptio
     # one-task batch reads the partitions one after another). Spark's readers only ever ask for
     # offsets that exist, so a short wait costs no extra requests. kafka.* settings win.
     options = {"kafka.max.poll.records": "10000", "kafka.fetch.max.wait.ms": "2",
-               **cfg.kafka_options, "kafka.bootstrap.servers": cfg.kafka_bootstrap_servers,
+               **{f"kafka.{name}": value for name, value in client_properties(cfg).items()},
                # Records of aborted or still open transactions are never read (docs/design.md).
                "kafka.isolation.level": "read_committed",
                **(subscription or Subscription(topics(cfg))).source_options(), "startingOffsets": starting_offsets,

@@ -26,12 +26,18 @@ class TopicMissing(KafkaUnavailable):
     (a topic deleted under it) worth waiting for, up to RETRY_SECONDS."""
 
 
+def client_properties(cfg: Config) -> dict[str, str]:
+    """What every Kafka client of the job is configured from (Spark's source with the `kafka.`
+    prefix, the metadata consumer and admin client, the lag mirror): the bootstrap servers and every
+    kafka.* pass-through option (security), built here once. isolation.level is the consumers'
+    own, always read_committed (config.validate refuses another): an admin client warns about it."""
+    return {**{name[len("kafka."):]: value for name, value in cfg.kafka_options.items() if name != "kafka.isolation.level"},
+            "bootstrap.servers": cfg.kafka_bootstrap_servers}
+
+
 def client_options(cfg: Config) -> dict[str, str]:
-    """Kafka client properties: bootstrap servers plus every kafka.* pass-through option."""
-    options = {name[len("kafka."):]: value for name, value in cfg.kafka_options.items()}
-    options["bootstrap.servers"] = cfg.kafka_bootstrap_servers
-    options["isolation.level"] = "read_committed"
-    return options
+    """The metadata consumer's properties: offsets read as the job reads records, read_committed."""
+    return {**client_properties(cfg), "isolation.level": "read_committed"}
 
 
 def unavailable(cfg: Config, error: BaseException) -> "KafkaUnavailable":
@@ -48,9 +54,8 @@ class TopicIdentity:
     def __init__(self, spark: SparkSession, cfg: Config):
         self.jvm, self.cfg = session.jvm(spark), cfg
         props = self.jvm.java.util.Properties()
-        for name, value in client_options(cfg).items():
-            if name != "isolation.level":  # a consumer setting: the admin client would warn about it
-                props.setProperty(name, value)
+        for name, value in client_properties(cfg).items():
+            props.setProperty(name, value)
         try:
             self.admin = self.jvm.org.apache.kafka.clients.admin.Admin.create(props)
         except Exception as error:

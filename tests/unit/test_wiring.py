@@ -13,6 +13,7 @@ import pytest
 from errorcount import faults
 from errorcount.config import load_config
 from errorcount.errors import ConfigError
+from errorcount.lag_mirror import admin_properties
 from errorcount.mysql import connect_args, session_settings
 from errorcount.source import source_options
 from errorcount.topic_metadata import client_options
@@ -43,12 +44,19 @@ def test_sasl_ssl_options_reach_the_spark_source(tmp_path):
     assert "maxOffsetsPerTrigger" not in options  # 0 means no limit
 
 
-def test_the_same_options_reach_the_metadata_client():
-    options = client_options(load_config([], SASL_ENV))
+def test_the_same_options_reach_the_metadata_client_and_the_lag_mirror():
+    cfg = load_config([], {**SASL_ENV, "KAFKA_OPT_ISOLATION_LEVEL": "read_committed"})
+    options = client_options(cfg)
     assert options["security.protocol"] == "SASL_SSL"
     assert options["isolation.level"] == "read_committed"  # a partition's end is its last stable offset
     assert options["sasl.jaas.config"].startswith("org.apache.kafka.common.security.scram")
     assert options["bootstrap.servers"] == "broker-1:9093,broker-2:9093"
+    mirror = admin_properties(cfg)
+    assert {name: mirror[name] for name in ("security.protocol", "sasl.mechanism", "sasl.jaas.config",
+                                            "bootstrap.servers")} == {
+        "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.jaas.config": SASL_ENV["KAFKA_OPT_SASL_JAAS_CONFIG"], "bootstrap.servers": "broker-1:9093,broker-2:9093"}
+    assert "isolation.level" not in mirror  # a consumer's setting: an admin client warns about it
 
 
 def test_mysql_ssl_mode_reaches_the_connection_as_the_mysql_client_reads_it(tmp_path):
