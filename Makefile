@@ -76,11 +76,11 @@ check: lint typecheck java ## Lint, type check, unit tests, no services (a coupl
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
 differential: java ## The JVM classifier against errorcount/testkit/pyparse.py, pyformats.py and pydims.py on DIFFERENTIAL_VALUES (3000000) values per format
-	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/test_classifier.py tests/unit/test_formats_differential.py tests/unit/test_dimensions.py
+	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/pipeline/test_classify_differential.py tests/unit/pipeline/test_classify_formats_differential.py tests/unit/config/test_dimensions.py
 
-config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config_type.py and the table of docs/configuration.md from errorcount/settings.py
+config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config/config_type.py and the table of docs/configuration.md from errorcount/config/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf
-	$(PY) -m errorcount.config type > .local/config_type.py && mv .local/config_type.py errorcount/config_type.py
+	$(PY) -m errorcount.config type > .local/config_type.py && mv .local/config_type.py errorcount/config/config_type.py
 	$(PY) -m errorcount.config docs docs/configuration.md
 
 lint: venv ## Lint Python code with ruff

@@ -17,7 +17,7 @@ from pathlib import Path
 import pyspark
 
 from bench import corpus, dimensions, phases, report, steady, topics
-from errorcount.config import interval_seconds, load_config
+from errorcount.config.load import interval_seconds, load_config
 from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
 

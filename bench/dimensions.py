@@ -8,11 +8,13 @@ from pathlib import Path
 
 from bench import corpus as corpora
 from bench import phases
-from errorcount import dimensions, mysql, store
-from errorcount.config import load_config
+from errorcount import store
+from errorcount.config import dimensions
+from errorcount.config.load import load_config
 from errorcount.offsets import Position, TopicPartition
-from errorcount.series import SeriesStore
-from errorcount.summary import BatchSummary
+from errorcount.pipeline.summary import BatchSummary
+from errorcount.store import mysql
+from errorcount.store.series import SeriesStore
 from errorcount.testkit import samples
 from errorcount.tools import admin_db
 

@@ -9,7 +9,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from errorcount import main as app_main
-from errorcount.parse import RAW_PREFIX_BYTES, Contract
+from errorcount.pipeline.classify import RAW_PREFIX_BYTES, Contract
 from errorcount.testkit import pyparse
 
 PARSED = T.StructType([T.StructField("minute", T.LongType()), T.StructField("is_error", T.BooleanType()),

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from errorcount import logline
+from errorcount.observe import logline
 from errorcount.tools import harness
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +30,7 @@ class BatchLog:
 
 
 def batch_logs(text: str) -> list[BatchLog]:
-    """The driver's batch lines (errorcount/logline.py)."""
+    """The driver's batch lines (errorcount/observe/logline.py)."""
     return [BatchLog(r.logged_at, r.integer("records"), r.integer("count_ms"), r.integer("commit_ms"), r.integer("batch_ms"))
             for r in logline.parse(text, logline.BATCH)]
 
@@ -49,7 +49,7 @@ def warm_rate(batches: list[BatchLog]) -> tuple[float | None, int]:
 
 
 def spark_steps_p50(text: str, skip: int = 10) -> dict[str, int]:
-    """Median of each step of Spark's own batch timing (errorcount/progress.py's lines), after `skip` batches."""
+    """Median of each step of Spark's own batch timing (errorcount/observe/progress.py's lines), after `skip` batches."""
     runs = [{name: int(ms) for name, ms in r.fields.items() if name != "rows"}
             for r in logline.parse(text, logline.SPARK_BATCH)][skip:]
     return {name: sorted(run[name] for run in runs)[len(runs) // 2] for name in (runs[0] if runs else {})}

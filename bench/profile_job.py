@@ -10,10 +10,10 @@ import time
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from errorcount.aggregate import batch_summary_df, dead_letter_slots
-from errorcount.config import load_config
+from errorcount.config.load import load_config
 from errorcount.offsets import TopicPartition
-from errorcount.parse import Contract, classify_lines_df, register_classifier
+from errorcount.pipeline.aggregate import batch_summary_df, dead_letter_slots
+from errorcount.pipeline.classify import Contract, classify_lines_df, register_classifier
 
 
 def timed(action, runs: int = 3) -> float:

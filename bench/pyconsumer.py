@@ -1,6 +1,6 @@
 """(c) What a user would write instead of the Spark job: one Python process with confluent-kafka,
 the same parsing contract (errorcount/testkit/pyparse.py) and the same MySQL transaction per batch as the job
-(errorcount/store.py commit_batch: lease check, counts upsert, offsets, ledger row).
+(errorcount/store/transactions.py commit_batch: lease check, counts upsert, offsets, ledger row).
 
     python -m bench.pyconsumer --until '{"0": 500000, ...}'    (config from the environment)
 
@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
-from errorcount import mysql, offsets, store
-from errorcount.config import load_config
-from errorcount.summary import BatchSummary
+from errorcount import offsets, store
+from errorcount.config.load import load_config
+from errorcount.pipeline.summary import BatchSummary
+from errorcount.store import mysql
 from errorcount.testkit import pyparse
 
 

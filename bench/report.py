@@ -156,7 +156,7 @@ def markdown(results: dict) -> str:
                      f"{rss['slope_from_20pct']:+.2f})" if rss.get("slope_from_20pct") is not None else "") + ".", ""]
         lines += native_memory_lines(soak.get("jvm_native_memory_mb", {}), rss.get("from_batch"))
         if soak.get("spark_steps_ms_p50"):
-            lines += ["Where a tiny batch's time goes, Spark's own timing (errorcount/progress.py), p50 ms: "
+            lines += ["Where a tiny batch's time goes, Spark's own timing (errorcount/observe/progress.py), p50 ms: "
                       + ", ".join(f"{name} {ms}" for name, ms in soak["spark_steps_ms_p50"].items())
                       + " (trigger_ms is the whole batch; foreach_batch_ms holds the Spark job and the MySQL "
                       "commit).", ""]

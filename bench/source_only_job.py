@@ -1,6 +1,6 @@
 """(a') Spark's Kafka source alone: the job's streaming query shape (the same source options,
 maxOffsetsPerTrigger and trigger, from the job's configuration), with a foreachBatch that only
-counts the batch's rows and commits nothing. Its batch lines (errorcount/logline.py) are read as
+counts the batch's rows and commits nothing. Its batch lines (errorcount/observe/logline.py) are read as
 (b)'s are, so its warm rate is taken exactly as (b)'s. Run by the bench through scripts/run.sh
 (APP_MAIN); it reads from the earliest offsets until stopped."""
 
@@ -13,9 +13,11 @@ import time
 
 from pyspark.sql import DataFrame, SparkSession
 
-from errorcount import checkpoint, logline, source
-from errorcount.config import load_config
+from errorcount.batch import checkpoint
+from errorcount.config.load import load_config
 from errorcount.main import configure_logging
+from errorcount.observe import logline
+from errorcount.pipeline import source
 
 log = logging.getLogger("errorcount.batch")
 

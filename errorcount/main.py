@@ -1,4 +1,4 @@
-"""Driver: read config, build the session, run the job (errorcount/job.py), exit with its code.
+"""Driver: read config, build the session, run the job (errorcount/supervisor.py), exit with its code.
 
 Run with spark-submit (scripts/run.sh). Exit codes are listed in errorcount/errors.py.
 """
@@ -11,12 +11,13 @@ import sys
 import threading
 import time
 
-from errorcount import __version__, errors, faults, logline
-from errorcount.config import load_config
+from errorcount import __version__, errors, faults
+from errorcount.config.load import load_config
 from errorcount.errors import JobStop
-from errorcount.job import Job
-from errorcount.parse import Classify, classify_lines_df
+from errorcount.observe import logline
+from errorcount.pipeline.classify import Classify, classify_lines_df
 from errorcount.session import build_session
+from errorcount.supervisor import Job
 
 log = logging.getLogger("errorcount")
 ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log

@@ -5,7 +5,7 @@ from typing import Any
 from py4j.java_gateway import JavaClass
 from pyspark.sql import SparkSession
 
-from errorcount.config import Config
+from errorcount.config.load import Config
 from errorcount.errors import ConfigError
 
 

@@ -73,7 +73,7 @@ ensure_secret() {
 }
 
 # job_setting KEY: the job's effective setting (environment > $CONFIG > built-in default), resolved
-# by the job's own code (errorcount/settings.py).
+# by the job's own code (errorcount/config/settings.py).
 job_setting() { "$(venv_python)" -m errorcount.config get "$1" --config "${CONFIG:-$ROOT/conf/errorcount.conf}"; }
 
 pyspark_home() { "$(venv_python)" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))'; }

@@ -99,7 +99,7 @@ CREATE TABLE IF NOT EXISTS counts_tables (
 -- registered under the GROUP_BY it was counted with (`dimensions`, canonical: sorted); its labels
 -- are the values by dimension. At most MAX_SERIES per job, admitted in the batch's transaction;
 -- further ERROR lines go to the job's overflow series of that GROUP_BY (labels NULL). series_key is
--- SHA-256 of the GROUP_BY and the values (errorcount/dimensions.py). The job never deletes series.
+-- SHA-256 of the GROUP_BY and the values (errorcount/config/dimensions.py). The job never deletes series.
 CREATE TABLE IF NOT EXISTS error_series (
   series_id   BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
   job         VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
@@ -154,7 +154,7 @@ EXECUTE migration;
 DEALLOCATE PREPARE migration;
 
 -- rejected_lines gains the job in its key; rows stored before keep job '' (pruned by any job
--- reading that topic, errorcount/retention.py).
+-- reading that topic, errorcount/store/retention.py).
 SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
                AND table_name = 'rejected_lines' AND column_name = 'job') = 0,
               CONCAT('ALTER TABLE rejected_lines ADD COLUMN job VARCHAR(200) CHARACTER SET utf8mb4 ',

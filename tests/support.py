@@ -15,8 +15,8 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from errorcount import mysql
-from errorcount.config import load_config
+from errorcount.config.load import load_config
+from errorcount.store import mysql
 from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 from errorcount.tools.admin_db import (  # noqa: F401

@@ -1,11 +1,11 @@
 """The dimensions clause of the contract (docs/contract.md, "Dimensions") in plain Python: `re`,
 `json`, `str` methods. The second implementation the JVM classifier's series are checked against
-(tests/unit/test_dimensions.py, make differential). Independent of java/errorcount/Label.java and
+(tests/unit/config/test_dimensions.py, make differential). Independent of java/errorcount/Label.java and
 Grouping.java on purpose: text first, then the rules."""
 
 import re
 
-from errorcount.parse import Contract
+from errorcount.pipeline.classify import Contract
 from errorcount.testkit import pyparse
 from errorcount.testkit.pyformats import ACCESS, Number, Reference, first_present, lookup, strict_json, upper_ascii
 

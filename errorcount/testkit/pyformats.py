@@ -1,6 +1,6 @@
 """The access and json contracts (docs/contract.md) written the way a plain-Python user would:
 `re`, the standard `json` module and `decimal`. The independent second implementation the JVM
-classifier is checked against (tests/unit/test_formats.py, make differential); the app contract
+classifier is checked against (tests/unit/pipeline/test_classify_formats.py, make differential); the app contract
 is errorcount/testkit/pyparse.py."""
 
 import json
@@ -10,7 +10,7 @@ import threading
 from datetime import date
 from decimal import Decimal
 
-from errorcount.parse import Contract
+from errorcount.pipeline.classify import Contract
 from errorcount.testkit import pyparse
 from errorcount.testkit.pyparse import MAX_MINUTE, MIN_MINUTE
 

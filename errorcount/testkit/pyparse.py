@@ -1,4 +1,4 @@
-"""The log-line contract of errorcount/parse.py, written the way a plain-Python user would: `re` and
+"""The log-line contract of errorcount/pipeline/classify.py, written the way a plain-Python user would: `re` and
 integer date arithmetic. Used by the bench's alternatives (the pure-Python consumer and the
 naive UDF job), and checked against the Spark job's results on every bench run."""
 

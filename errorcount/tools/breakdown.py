@@ -5,7 +5,7 @@ the error_counts_by_label view (sql/schema.sql), the biggest values first and th
 from collections.abc import Mapping
 from datetime import datetime
 
-from errorcount import dimensions
+from errorcount.config import dimensions
 
 SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count) FROM error_counts_by_label "
                    "WHERE job = %s AND dimension = %s AND log_time BETWEEN %s AND %s GROUP BY log_time, value")

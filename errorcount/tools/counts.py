@@ -13,9 +13,10 @@ from datetime import timedelta
 
 import pymysql
 
-from errorcount import mysql, store
-from errorcount.config import load_config
+from errorcount import store
+from errorcount.config.load import load_config
 from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
+from errorcount.store import mysql
 from errorcount.tools import ROOT, breakdown
 
 SELECT_NEWEST_COUNTS = "SELECT log_time, log_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"

@@ -1,6 +1,6 @@
 """The one harness the tests, make bench and make chaos share: a real spark-submit driver started
 through scripts/run.sh, and waiting on a condition. (Writing to Kafka is errorcount/tools/produce.py's
-Writer; reading a driver's log is errorcount/logline.py.)"""
+Writer; reading a driver's log is errorcount/observe/logline.py.)"""
 
 import contextlib
 import os

@@ -1,7 +1,7 @@
 """The local stack's settings, read in one place for the scripts, tests, chaos and bench.
 
 Versions and service ports come from `.env` (also read by docker compose). The SQL server's port,
-database, user and the counts table are the job's own settings (errorcount/settings.py: environment > the config
+database, user and the counts table are the job's own settings (errorcount/config/settings.py: environment > the config
 file CONFIG, default conf/errorcount.conf > built-in default), so the local stack serves exactly
 what the job connects to; `.env` does not repeat them. The caller's environment wins over `.env`.
 
@@ -13,9 +13,9 @@ import os
 import shlex
 import sys
 
-from errorcount.config import merged_settings, parse_args, typed
+from errorcount.config.load import merged_settings, parse_args, typed
+from errorcount.config.settings import BY_NAME
 from errorcount.errors import EXIT_CONFIG, ConfigError
-from errorcount.settings import BY_NAME
 from errorcount.tools import ROOT
 
 JOB_KEYS = ("MYSQL_PORT", "MYSQL_DATABASE", "MYSQL_USER", "COUNTS_TABLE")

@@ -13,9 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-from errorcount.config import PUBLIC, Config, load_config
+from errorcount.config.load import PUBLIC, Config, load_config
+from errorcount.config.settings import KAFKA_ENV_PREFIX, SECRET_OPTION
 from errorcount.errors import EXIT_CONFIG, ConfigError
-from errorcount.settings import KAFKA_ENV_PREFIX, SECRET_OPTION
 
 CONF_NAME, SECRETS_NAME = "errorcount.conf", "errorcount-secrets"
 

@@ -18,11 +18,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * built; no input (null, empty, any size, depth or content) can make it throw.
  *
  * <p>Configuration comes in through the constructor, by setting name (an instance is registered
- * through the JVM, errorcount/parse.py); validation and defaults are the settings' own, in Python.
+ * through the JVM, errorcount/pipeline/classify.py); validation and defaults are the settings' own, in Python.
  */
 public final class ClassifyLine implements UDF1<byte[], Row> {
     private static final long serialVersionUID = 1L;
-    /** The UDF's return type, in Spark's DDL (errorcount/parse.py registers it with this type). */
+    /** The UDF's return type, in Spark's DDL (errorcount/pipeline/classify.py registers it with this type). */
     public static final String RETURN_TYPE = "struct<packed: bigint, series: string>";
 
     private final LineFormat line;  // app or access; null for json
@@ -30,8 +30,8 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
     private final Grouping grouping;
 
     /**
-     * settings: the log-format settings by their names in errorcount/settings.py, as text, already
-     * validated there (errorcount/parse.py passes every one). LOG_FORMAT picks the contract;
+     * settings: the log-format settings by their names in errorcount/config/settings.py, as text, already
+     * validated there (errorcount/pipeline/classify.py passes every one). LOG_FORMAT picks the contract;
      * MESSAGE_FORMAT the contract of a JSON event's wrapped line.
      */
     public ClassifyLine(Map<String, String> settings) {

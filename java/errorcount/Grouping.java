@@ -5,7 +5,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * GROUP_BY: the dimensions an ERROR record's series is made of (docs/contract.md, "Dimensions"),
- * in the order Python gives them (sorted, errorcount/dimensions.py). A series is its values joined
+ * in the order Python gives them (sorted, errorcount/config/dimensions.py). A series is its values joined
  * by SEPARATOR, a control character no value can hold (Label replaces them), as UTF-8 bytes.
  *
  * <p>The line contracts report their own dimensions as raw bytes, indexed LEVEL, STATUS, METHOD and

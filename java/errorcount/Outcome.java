@@ -5,7 +5,7 @@ package errorcount;
  * Decode with {@code packed >> 4} (an arithmetic shift: minutes before 1970 are negative) and
  * {@code packed & 15}. A rejected record carries minute 0. The reject codes are numbered in the
  * order the contracts check them (docs/contract.md); REASONS names them, the one list of them
- * (errorcount/parse.py asks for it through ClassifyLine.rejectReasons).
+ * (errorcount/pipeline/classify.py asks for it through ClassifyLine.rejectReasons).
  */
 final class Outcome {
     static final int VALID = 0;

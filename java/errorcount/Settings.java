@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * The log-format settings the classifier is built with, read by their names in
- * errorcount/settings.py (LOG_FORMAT, ERROR_LEVELS, ...). Python validates and defaults them (one
- * place: settings.py and errorcount/config.py) and passes every one as text; each class here reads
+ * errorcount/config/settings.py (LOG_FORMAT, ERROR_LEVELS, ...). Python validates and defaults them (one
+ * place: settings.py and errorcount/config/load.py) and passes every one as text; each class here reads
  * the settings it uses, so a missing or misspelt name fails when the classifier is built.
  */
 final class Settings {
@@ -19,7 +19,7 @@ final class Settings {
     String text(String name) {
         String value = values.get(name);
         if (value == null) {
-            throw new IllegalArgumentException("the classifier needs the setting " + name + " (errorcount/settings.py), "
+            throw new IllegalArgumentException("the classifier needs the setting " + name + " (errorcount/config/settings.py), "
                     + "given only " + values.keySet());
         }
         return value;

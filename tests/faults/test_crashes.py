@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from errorcount import logline
+from errorcount.observe import logline
 from errorcount.testkit import samples
 from errorcount.tools import kafka_admin
 

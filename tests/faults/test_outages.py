@@ -5,8 +5,8 @@ from datetime import datetime
 
 import pytest
 
-from errorcount import logline
 from errorcount.errors import EXIT_UNAVAILABLE
+from errorcount.observe import logline
 from errorcount.tools import kafka_admin
 from tests.support import APP_PASSWORD_FILE, local_stack, service, wait_until
 

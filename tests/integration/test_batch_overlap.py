@@ -10,13 +10,13 @@ from datetime import datetime, timedelta
 import pytest
 
 from errorcount import store
-from errorcount.batch import BatchCommitter, Counted
-from errorcount.config import load_config
+from errorcount.batch.commit import BatchCommitter, Counted
+from errorcount.config.load import load_config
 from errorcount.errors import FencedError
 from errorcount.offsets import TopicPartition as TP
-from errorcount.retention import Retention
+from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Resume
-from errorcount.summary import BatchSummary
+from errorcount.store.retention import Retention
 from tests.support import admin_connect, job_connection, query, release_counts_table, unique, wait_until
 
 pytestmark = pytest.mark.mysql

@@ -4,7 +4,7 @@ from datetime import datetime
 
 import pytest
 
-from errorcount import logline
+from errorcount.observe import logline
 from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 from tests.support import catch_up, error_log, stored_offsets, unique

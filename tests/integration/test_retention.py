@@ -8,8 +8,9 @@ from datetime import date, datetime, time, timedelta
 
 import pytest
 
-from errorcount import retention, store
+from errorcount import store
 from errorcount.errors import ConfigError
+from errorcount.store import retention
 from errorcount.testkit import samples
 from errorcount.tools import produce
 from tests.support import admin_connect, apply_schema, catch_up, job_connection, ledger, local_stack, query, unique, wait_until

@@ -12,11 +12,12 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from errorcount import mysql, store
-from errorcount.config import load_config
+from errorcount import store
+from errorcount.config.load import load_config
 from errorcount.errors import EXIT_UNAVAILABLE
 from errorcount.offsets import of_topic
-from errorcount.summary import BatchSummary
+from errorcount.pipeline.summary import BatchSummary
+from errorcount.store import mysql
 from errorcount.testkit import samples
 from errorcount.tools import produce
 from tests.support import app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique

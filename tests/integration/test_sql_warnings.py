@@ -10,12 +10,13 @@ import pymysql
 import pytest
 from dbutils.steady_db import connect as steady_connect
 
-from errorcount import mysql, retention, schema, series, store
-from errorcount.config import load_config
+from errorcount import store
+from errorcount.config.load import load_config
 from errorcount.offsets import TopicPartition as TP
-from errorcount.series import SeriesStore
+from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import TopicState, plan_start
-from errorcount.summary import BatchSummary
+from errorcount.store import mysql, retention, schema, series
+from errorcount.store.series import SeriesStore
 from tests.support import app_password, local_stack, query, release_counts_table, unique
 
 pytestmark = pytest.mark.mysql

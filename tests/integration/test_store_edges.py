@@ -9,8 +9,8 @@ import pytest
 from errorcount import store
 from errorcount.errors import ConfigError, FencedError
 from errorcount.offsets import TopicPartition as TP
+from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, TopicState, plan_start
-from errorcount.summary import BatchSummary
 from tests.support import job_connection, local_stack, query, release_counts_table, unique
 
 pytestmark = pytest.mark.mysql

@@ -10,7 +10,7 @@ from datetime import datetime
 import pytest
 from confluent_kafka import Consumer
 
-from errorcount import logline
+from errorcount.observe import logline
 from errorcount.testkit import samples
 from errorcount.tools import kafka_admin, produce
 from tests.support import (

@@ -2,7 +2,7 @@
 
 from bench import phases, procs, report
 from bench.steady import percentile, rss_trend
-from errorcount.progress import progress_line
+from errorcount.observe.progress import progress_line
 
 LOG = """2026-11-22 09:27:34,505 INFO errorcount.batch: batch 0: records=500000 errors=74863 rejected=25139 dead_letters=1000 \
 minutes=180 offsets=0:125000,1:125000 plan=parallel count_ms=13770 commit_ms=30 batch_ms=17027

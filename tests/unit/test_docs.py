@@ -1,12 +1,12 @@
 """The docs check (part of `make check`): what README.md and docs/*.md name must exist in the code.
 
 - every `make X` in a code span or block is a target of the Makefile;
-- every setting-like NAME in a code span or block is a setting (errorcount/settings.py), or a name
+- every setting-like NAME in a code span or block is a setting (errorcount/config/settings.py), or a name
   the project's code, scripts or config read, or one of the few outside names listed below;
 - every relative link and `#anchor` (also those in conf/ and docker-compose.yml) resolves to a file
   and a heading;
 - the README's exit-code table lists exactly the codes the job produces (errorcount/errors.py), and
-  its restart limit is the one errorcount/job.py enforces.
+  its restart limit is the one errorcount/supervisor.py enforces.
 
 Each rule is checked by an independent reading of the files (regular expressions over the text),
 not by the code that produces them."""
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from errorcount import errors, job
-from errorcount.settings import SETTINGS
+from errorcount import errors, supervisor
+from errorcount.config.settings import SETTINGS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -155,7 +155,7 @@ def test_the_readme_lists_exactly_the_exit_codes_the_job_produces():
 
 def test_the_readme_states_the_restart_limit_the_job_enforces():
     row = readme_exit_table()[errors.EXIT_INTERNAL]
-    assert f"{job.MAX_RESTARTS + 1} times within {job.RESTART_WINDOW // 60} minutes" in row
+    assert f"{supervisor.MAX_RESTARTS + 1} times within {supervisor.RESTART_WINDOW // 60} minutes" in row
 
 
 def test_the_readme_names_the_command_that_returns_the_jobs_exit_code_and_the_tests_run_it():

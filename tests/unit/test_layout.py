@@ -1,4 +1,5 @@
-"""docs/design.md's layout names every module, Java class, script and SQL file of the tree."""
+"""docs/design.md's layout names every module, Java class, script and SQL file of the tree, each
+module of a subpackage under that subpackage's entry."""
 
 from pathlib import Path
 
@@ -17,3 +18,34 @@ def test_the_layout_names_every_file_of_the_tree():
              *(ROOT / "sql").glob("*.sql"), *(ROOT / "conf").glob("*.*"), ROOT / "scripts" / "yarn" / "MiniYarn.java"]
     names = {path.name for path in files if path.name != "__init__.py"}
     assert sorted(name for name in names if name not in text) == []
+
+
+def test_each_module_of_a_subpackage_is_named_under_its_entry():
+    sections: dict[str, str] = {}
+    current = None
+    for line in layout().splitlines():
+        entry = line[2:].split(" ", 1)[0] if line.startswith("  ") and not line.startswith("   ") else ""
+        if entry.endswith("/"):
+            current = entry[:-1]
+        elif entry:
+            current = None
+        if current:
+            sections[current] = sections.get(current, "") + line + "\n"
+    package = ROOT / "errorcount"
+    for directory in sorted(p for p in package.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
+        if directory.name in ("tools", "testkit"):
+            continue  # named at the top level of the layout, outside the shipped job
+        names = sorted(m.name for m in directory.glob("*.py") if m.name != "__init__.py")
+        assert [n for n in names if n not in sections.get(directory.name, "")] == [], directory.name
+
+
+def test_the_unit_tests_mirror_the_subpackages():
+    package, unit = ROOT / "errorcount", ROOT / "tests" / "unit"
+    shipped = {p.name for p in package.iterdir() if (p / "__init__.py").exists()} - {"tools", "testkit"}
+    mirrored = {p.name for p in unit.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert mirrored == shipped
+    for directory in sorted(mirrored):  # a test module is named after a module of its subpackage: test_<module>[_what]
+        modules = {m.stem for m in (package / directory).glob("*.py")}
+        strays = [t.name for t in (unit / directory).glob("test_*.py")
+                  if not any(t.stem[5:] == m or t.stem[5:].startswith(m + "_") for m in modules)]
+        assert strays == [], directory

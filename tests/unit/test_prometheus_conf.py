@@ -20,7 +20,7 @@ ALERTS = [rule for group in RULES["groups"] for rule in group["rules"]]
 GROUP_KEYS = {"name", "interval", "query_offset", "limit", "labels", "rules"}
 RULE_KEYS = {"alert", "record", "expr", "for", "keep_firing_for", "labels", "annotations"}
 LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
-# A series' own labels: the job's (errorcount/metrics.py) and the ones Prometheus adds on scrape.
+# A series' own labels: the job's (errorcount/observe/metrics.py) and the ones Prometheus adds on scrape.
 SERIES_LABELS = {"job_name", "topic", "partition", "instance", "job"}
 TEMPLATE = re.compile(r"\{\{(.*?)\}\}")
 

@@ -4,7 +4,7 @@ checked against the contract's cases, whose expectations are written out indepen
 import pytest
 
 from errorcount.testkit import pyparse
-from tests.unit.contract_cases import CASES, epoch_minute
+from tests.unit.pipeline.contract_cases import CASES, epoch_minute
 
 
 @pytest.mark.parametrize(("value", "minute", "is_error", "reason"), CASES)

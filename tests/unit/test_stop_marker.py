@@ -4,9 +4,9 @@ calls reach HDFS or S3 on a cluster)."""
 import logging
 import threading
 
-from errorcount.config import load_config
-from errorcount.job import Job
+from errorcount.config.load import load_config
 from errorcount.stop_marker import POLL_SECONDS, StopMarker
+from errorcount.supervisor import Job
 
 
 class Clock:

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from errorcount import faults
-from errorcount.config import load_config
+from errorcount.config.load import load_config
 from errorcount.errors import ConfigError
-from errorcount.lag_mirror import admin_properties
-from errorcount.mysql import connect_args, session_settings
-from errorcount.source import source_options
-from errorcount.topic_metadata import client_options
+from errorcount.kafka.lag_mirror import admin_properties
+from errorcount.kafka.topic_metadata import client_options
+from errorcount.pipeline.source import source_options
+from errorcount.store.mysql import connect_args, session_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SASL_ENV = {

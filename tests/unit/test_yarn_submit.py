@@ -7,7 +7,7 @@ import shutil
 import stat
 import zipfile
 
-from errorcount.config import load_config
+from errorcount.config.load import load_config
 from errorcount.tools import package, yarn_conf
 
 ENV = {"KAFKA_TOPIC": "t-env", "JOB_NAME": "job-env", "MYSQL_PASSWORD": "pw-hunter2", "STOP_MARKER": "hdfs:///x/STOP",
@@ -57,6 +57,6 @@ def test_app_zip_is_byte_for_byte_reproducible(tmp_path):
     package.app_zip(second, copy)
     assert first.read_bytes() == second.read_bytes()
     names = zipfile.ZipFile(first).namelist()
-    assert "errorcount/main.py" in names and "errorcount/job.py" in names
+    assert "errorcount/main.py" in names and "errorcount/supervisor.py" in names
     assert all(name.endswith(".py") and name.startswith("errorcount/") for name in names)
     assert not any(name.startswith(("errorcount/tools/", "errorcount/testkit/")) for name in names)  # not the job's

@@ -1,0 +1,87 @@
+"""What the outside sees of each committed batch: how far behind the job is (errorcount/observe/lag.py),
+the Prometheus metrics (errorcount/observe/metrics.py) and the offsets mirrored to a Kafka consumer group
+(errorcount/kafka/lag_mirror.py). Called after the MySQL commit with figures the batch already has:
+no Spark job, no network round trip on the batch's path."""
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable, Mapping
+
+from errorcount.kafka.lag_mirror import OffsetMirror, admin_properties
+from errorcount.observe import lag
+from errorcount.observe.metrics import JobMetrics
+from errorcount.offsets import Position
+from errorcount.pipeline.summary import BatchSummary
+
+log = logging.getLogger("errorcount.watch")
+
+
+class Watch:
+    def __init__(self, metrics: JobMetrics | None = None, mirror: OffsetMirror | None = None,
+                 ends: Callable[[], Position | None] = lambda: None):
+        self.metrics, self.mirror, self.ends = metrics, mirror, ends
+
+    def committed(self, summary: BatchSummary, after: Position, batch_s: float,
+                  commit_s: float) -> tuple[int | None, float | None]:
+        """Records this batch's commit; returns (records behind in all, seconds behind)."""
+        now = time.time()
+        behind = lag.records_behind(self.ends(), after)
+        seconds = lag.seconds_behind(now, summary.newest_ms)
+        if self.metrics:
+            self.metrics.committed(records=summary.records, errors=summary.errors, rejected=summary.rejected,
+                                   dead_letters=len(summary.dead_letters), offsets=after, batch_s=batch_s,
+                                   commit_s=commit_s, now_s=now)
+            self.metrics.behind(behind, seconds)
+        if self.mirror:
+            self.mirror.offer(after)
+        return (None if behind is None else sum(behind.values())), seconds
+
+    def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
+        """After a batch with GROUP_BY committed: the job's series against MAX_SERIES, and its overflow."""
+        if self.metrics:
+            self.metrics.series_counted(registered, limit, overflow_lines)
+
+    def commit_retried(self) -> None:
+        if self.metrics:
+            self.metrics.commit_retries.labels(self.metrics.job).inc()
+
+    def query_restarted(self) -> None:
+        if self.metrics:
+            self.metrics.query_restarts.labels(self.metrics.job).inc()
+
+    def leased(self, epoch: int) -> None:
+        if self.metrics:
+            self.metrics.epoch.labels(self.metrics.job).set(epoch)
+
+    def close(self) -> None:
+        if self.mirror:
+            self.mirror.close()
+
+
+def endpoint(cfg, env: Mapping[str, str] = os.environ) -> str | None:
+    """host:port of the metrics endpoint as another machine reaches it, stored with the lease; None
+    when off. Listening on every address, the host is the node's name as YARN knows it (NM_HOST,
+    set in every container: the name the ResourceManager reaches the node by), else the machine's."""
+    if not cfg.metrics_port:
+        return None
+    host = cfg.metrics_host
+    if host in ("0.0.0.0", "::", ""):
+        host = env.get("NM_HOST") or socket.getfqdn()
+    return f"{host}:{cfg.metrics_port}"
+
+
+def build(cfg, jvm, ends: Callable[[], Position | None]) -> Watch:
+    """The Watch the settings ask for: metrics served when METRICS_PORT is set, the mirror unless
+    KAFKA_LAG_GROUP is empty."""
+    metrics = JobMetrics(cfg.job_name)
+    if cfg.metrics_port:
+        metrics.serve(cfg.metrics_host, cfg.metrics_port)
+        log.info("metrics: this driver's endpoint is http://%s/metrics (stored with the lease)", endpoint(cfg))
+    mirror = None
+    if cfg.kafka_lag_group:
+        mirror = OffsetMirror(jvm, admin_properties(cfg), cfg.kafka_lag_group,
+                              failed=lambda: metrics.mirror_failures.labels(cfg.job_name).inc())
+        log.info("lag mirror: committed offsets go to consumer group %r (never read back)", cfg.kafka_lag_group)
+    return Watch(metrics, mirror, ends)

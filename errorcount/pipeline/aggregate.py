@@ -1,0 +1,97 @@
+"""Per-batch aggregation: one Spark job yields everything the MySQL transaction needs
+(errorcount/pipeline/summary.py folds its rows into the batch's BatchSummary)."""
+
+from collections.abc import Mapping
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from errorcount.offsets import TopicPartition
+from errorcount.pipeline.columns import once_per_app
+from errorcount.pipeline.summary import FIELDS
+
+Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
+
+
+KEYS = ("topic", "partition", "error_minute", "series", "dead_slot")  # a summary row's group
+
+
+@once_per_app
+def _summary_columns() -> tuple[Column, Column, list[Column]]:
+    """The group's hash, error_minute, and the aggregates. The hash leads the grouping (a function of the keys,
+    so the groups are the same): the sort-based aggregate (dead letters pick a reject's value,
+    which hash aggregation cannot hold) sorts by it first, and its 8-byte sort prefix then tells
+    nearly every pair of groups apart without reading the rows. Led by the topic, the prefix was
+    that name's first bytes, the same for every row, and each comparison compared whole rows,
+    series strings included (docs/performance.md, "Counting by dimension")."""
+    return F.xxhash64(*KEYS).alias("group_hash"), F.when(F.col("is_error"), F.col("minute")), [
+        F.count(F.lit(1)).alias("records"), F.count("reject_reason").alias("rejected"),
+        F.min("offset").alias("min_offset"), F.max("offset").alias("max_offset"),
+        F.min_by("reject_reason", "offset").alias("reject_reason"),
+        F.min_by("raw_value", "offset").alias("raw_value")]
+
+
+def dead_letter_slots(limit: int, partitions: int) -> int:
+    """Slots per partition for dead letters: together about `limit` (DEAD_LETTER_LIMIT) over
+    `partitions` (of every topic read)."""
+    return -(-limit // max(partitions, 1)) if limit > 0 else 0
+
+
+def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | None = None) -> DataFrame:
+    """In: classify_lines_df output (topic, partition, offset, minute, is_error, reject_reason, raw_value, series).
+    Out: topic, partition, error_minute (epoch minute of ERROR rows, null for all other rows), series
+    (an ERROR row's GROUP_BY values, else null), dead_slot, records, rejected, min_offset,
+    max_offset, reject_reason, raw_value, and newest_ms (the newest Kafka timestamp, epoch ms)
+    when the input has a timestamp.
+
+    Rejected rows group by dead_slot = offset mod `slots`: each such group is a dead letter, its
+    lowest offset (min_offset) with that row's reason and raw value. With slots 0, dead_slot,
+    reject_reason and raw_value are null. So one job yields counts, offset ranges and the dead
+    letters, at most partitions x (ERROR minutes x series + 1 + slots) rows; a partition whose
+    batch spans at most `slots` offsets keeps every rejected row, a longer one keeps a sample spread over the batch.
+
+    With `bounds` (the batch's planned offsets), an ERROR row inside its partition's bounds is
+    counted with partition null: ERROR rows group by topic, minute and series across partitions
+    (partitions times fewer rows to shuffle, collect and fold). Every other row keeps its
+    partition, so the offset ranges the driver checks (no record before the stored offset, none
+    past the plan) still see each row that could break them."""
+    group_hash, error_minute, aggregates = _summary_columns()
+    keys = {"error_minute": error_minute,
+            "dead_slot": (F.when(F.col("reject_reason").isNotNull(), F.pmod(F.col("offset"), F.lit(slots))) if slots
+                          else F.lit(None).cast("long"))}
+    if bounds:
+        keys["partition"] = F.when(F.col("is_error") & _inside(bounds), F.lit(None)).otherwise(F.col("partition"))
+    if not slots:  # no dead letters (DEAD_LETTER_LIMIT=0): skip picking each group's first reject
+        aggregates = aggregates[:4] + [F.lit(None).cast("string").alias("reject_reason"),
+                                       F.lit(None).cast("binary").alias("raw_value")]
+    newest = _newest() if "timestamp" in classified.columns else []
+    return (classified.withColumns(keys).groupBy(group_hash, *KEYS).agg(*aggregates, *newest)
+            .select(*[name for name in FIELDS if newest or name != "newest_ms"]))
+
+
+def _inside(bounds: Bounds) -> Column:
+    """Whether a row's offset lies in its partition's bounds; null (not inside) for a partition the
+    bounds do not name. The bounds are literal arrays in a literal map (topic -> first offsets,
+    ends by partition), which Spark's generated code holds as references: a batch with other
+    offsets reuses the compiled code."""
+    def by_topic(which: int) -> Column:
+        entries = []
+        for topic in sorted({tp.topic for tp in bounds}):
+            size = max(tp.partition for tp in bounds if tp.topic == topic) + 1
+            values = [bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(size)]
+            entries += [F.lit(topic), F.array(*[F.lit(v).cast("long") for v in values])]
+        return F.try_element_at(F.try_element_at(F.create_map(*entries), F.col("topic")), F.col("partition") + 1)
+    return (F.col("offset") >= by_topic(0)) & (F.col("offset") < by_topic(1))
+
+
+@once_per_app
+def _newest() -> list[Column]:
+    return [F.max(F.unix_millis("timestamp")).alias("newest_ms")]
+
+
+def rejected_rows_df(classified: DataFrame) -> DataFrame:
+    """In: classify_lines_df output. Out: topic, partition, offset, reject_reason, raw_value of every
+    rejected row: the dead letters of a batch whose rejects fit under DEAD_LETTER_LIMIT but whose
+    slot picks (batch_summary_df) collided, collected in a second, bounded job."""
+    return (classified.where(F.col("reject_reason").isNotNull())
+            .select("topic", "partition", "offset", "reject_reason", "raw_value"))

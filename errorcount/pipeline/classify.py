@@ -1,0 +1,159 @@
+"""The log contracts (docs/contract.md), applied inside the streaming plan by the project's JVM
+classifier (java/errorcount/ClassifyLine.java, a Spark Java UDF): rows stay in the JVM, one pass
+over each value's bytes.
+
+LOG_FORMAT picks the contract: app lines (TIMESTAMP LEVEL message), access logs (Common/Combined
+Log Format, an error is a 5xx status) or JSON events (fields, or a wrapped app/access line).
+Minutes are epoch minutes: UTC when the record has a zone (or is an epoch number), else the
+wall-clock minute as written. Nothing depends on the JVM, driver or session time zone: the
+classifier does integer arithmetic on the digits.
+
+The classifier takes its settings by name (Contract); its outcome codes and their reject reasons
+are the JVM's (Outcome.java), asked for once per application (outcomes).
+"""
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from errorcount import session
+from errorcount.config import dimensions
+from errorcount.config.load import Config, load_config
+from errorcount.config.settings import CLASSIFIER_SETTINGS
+from errorcount.pipeline.columns import PerApp, select_stages
+
+CLASSIFIER_CLASS = "ClassifyLine"  # package errorcount, in .local/java/errorcount-classify.jar (make java)
+CLASSIFIER_UDF = "errorcount_classify"  # + the contract's digest: one SQL function per contract
+RAW_PREFIX_BYTES = 1024  # how much of a rejected value the dead-letter table keeps
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The log-format settings the classifier is built with, by name: every setting marked
+    `classifier` in errorcount/config/settings.py, as validated text. Defaults and validation are the
+    settings' own: build one from a Config (of) or from settings by name (with_settings)."""
+
+    settings: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, cfg: Config) -> "Contract":
+        values = ((s.name, getattr(cfg, s.field)) for s in CLASSIFIER_SETTINGS)
+        return cls(tuple((name, str(value).lower() if isinstance(value, bool) else str(value)) for name, value in values))
+
+    @classmethod
+    def with_settings(cls, **settings: str | int) -> "Contract":
+        """These settings (LOG_FORMAT="json", ...) over the defaults, validated as the job validates
+        its configuration (ConfigError)."""
+        return cls.of(load_config([], {name: str(value) for name, value in settings.items()}))
+
+    def __getitem__(self, name: str) -> str:
+        return dict(self.settings)[name]
+
+    def to_java(self, jvm: Any) -> Any:
+        """The settings as the java.util.Map the classifier's constructors take."""
+        settings = jvm.java.util.HashMap()
+        for name, value in self.settings:
+            settings.put(name, dimensions.for_classifier(value) if name == "GROUP_BY" else value)
+        return settings
+
+    @property
+    def by_topic(self) -> bool:
+        """GROUP_BY names `topic`: the series gets the record's topic after the classifier's values."""
+        return dimensions.TOPIC in dimensions.names(self["GROUP_BY"])
+
+    @property
+    def function(self) -> str:
+        """The SQL function of this contract's classifier. One name per contract: a plan built for
+        one contract can never run another's classifier, whatever else was registered."""
+        return f"{CLASSIFIER_UDF}_{hashlib.sha256(repr(self.settings).encode()).hexdigest()[:16]}"
+
+
+Classify = Callable[[DataFrame, Contract], DataFrame]  # classify_lines_df's shape (the bench swaps in its own)
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """How the classifier packs its answer (epoch minute << code_bits | code) and what each code
+    means: valid and error are counted, every code in reasons is a reject with that reason."""
+
+    code_bits: int
+    valid: int
+    error: int
+    reasons: dict[int, str]
+
+
+_per_app = PerApp()  # the outcome codes, the functions registered and the Columns built
+
+
+def outcomes(spark: SparkSession) -> Outcomes:
+    """The classifier's outcome codes, asked of the JVM (Outcome.java is their one list)."""
+    def ask() -> Outcomes:
+        classifier = getattr(session.jvm(spark).errorcount, CLASSIFIER_CLASS)
+        valid, error = classifier.countedCodes()
+        reasons = {code: str(reason) for code, reason in enumerate(classifier.rejectReasons()) if reason is not None}
+        return Outcomes(int(classifier.codeBits()), int(valid), int(error), reasons)
+    return _per_app.get("outcomes", ask)
+
+
+def register_classifier(spark: SparkSession, contract: Contract) -> str:
+    """Registers the JVM classifier built with `contract` as the SQL function contract.function
+    (once per application) and returns that name. Its jar must be on the classpath (scripts/run.sh
+    and the YARN package pass it with --jars)."""
+    def register() -> str:
+        jvm = session.jvm(spark)
+        java_class = getattr(jvm.errorcount, CLASSIFIER_CLASS)
+        returns = jvm.org.apache.spark.sql.types.DataType.fromDDL(java_class.returnType())
+        spark._jsparkSession.udf().register(contract.function, java_class(contract.to_java(jvm)), returns)
+        return contract.function
+    return _per_app.get(("function", contract.function), register)
+
+
+def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
+    """In: Kafka rows (value, topic, partition, offset[, timestamp]).
+    Out: topic, partition, offset, minute (long epoch minute or null), is_error (boolean),
+    reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null),
+    series (an ERROR row's GROUP_BY values joined by dimensions.SEPARATOR; null for other rows and
+    without GROUP_BY), and timestamp (the Kafka record's) when the input has it.
+    minute is null exactly when reject_reason is not. Classified under `contract` only."""
+    spark = df.sparkSession
+    function = register_classifier(spark, contract)
+    timed = "timestamp" in df.columns  # the Kafka record's time, for the lag (errorcount/observe/lag.py)
+
+    def build() -> list[list]:
+        # Built once per application and contract: a Column is an unbound expression tree, and
+        # building one costs a py4j round trip per node (errorcount/pipeline/columns.py).
+        stages = classify_stages(function, outcomes(spark), contract.by_topic)
+        return [[*columns, "timestamp"] for columns in stages] if timed else stages
+    return select_stages(df, _per_app.get(("stages", function, timed), build))
+
+
+def classify_stages(function: str, codes: Outcomes, by_topic: bool = False) -> list[list]:
+    """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field.
+    `by_topic`: an ERROR row's series ends with its topic (GROUP_BY names `topic`)."""
+    code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
+    rejected = (code != codes.valid) & (code != codes.error)
+    series = F.col("series")
+    if by_topic:  # concat_ws skips the classifier's null series when topic is the only dimension
+        series = F.when(code == codes.error, F.concat_ws(dimensions.SEPARATOR, "series",
+                                                          F.substring("topic", 1, dimensions.VALUE_BYTES)))
+    return [["topic", "partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")],
+            ["topic", "partition", "offset", "value", F.col("classified").getField("packed").alias("packed"),
+             F.col("classified").getField("series").alias("series")],
+            ["topic", "partition", "offset",
+             F.when(~rejected, F.shiftright("packed", codes.code_bits)).alias("minute"),
+             (code == codes.error).alias("is_error"),
+             reject_reason_of(code, codes.reasons).alias("reject_reason"),
+             F.when(rejected, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value"),
+             series.alias("series")]]
+
+
+def reject_reason_of(code: Column, reasons: dict[int, str]) -> Column:
+    """The reject reason of an outcome code; null for a counted line (valid or error)."""
+    reason = F.lit(None).cast("string")
+    for number, name in sorted(reasons.items(), reverse=True):
+        reason = F.when(code == number, F.lit(name)).otherwise(reason)
+    return reason

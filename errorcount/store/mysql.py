@@ -1,0 +1,135 @@
+"""The job's MySQL connection: its arguments (TLS as MYSQL_SSL_MODE says), its session, which
+failures are transient, and how a failure reads in the log. The job's transactions: errorcount/store/transactions.py."""
+
+import functools
+import re
+import socket
+import ssl
+from collections.abc import Callable
+
+import pymysql
+from dbutils.steady_db import SteadyDBConnection
+from dbutils.steady_db import connect as steady_connect
+
+from errorcount.config.load import Config
+from errorcount.errors import ConfigError
+from errorcount.retry import first_line
+
+
+def tls_args(cfg: Config) -> dict:
+    """PyMySQL's TLS arguments for MYSQL_SSL_MODE, read as the MySQL client reads --ssl-mode."""
+    mode = cfg.mysql_ssl_mode
+    if mode == "disabled":
+        return {"ssl_disabled": True}
+    if mode == "preferred":
+        return {}  # PyMySQL's own default: TLS when the server offers it, nothing verified
+    context = ssl.create_default_context(cafile=cfg.mysql_ssl_ca or None)
+    context.check_hostname = mode == "verify_identity"
+    context.verify_mode = ssl.CERT_REQUIRED if mode.startswith("verify") else ssl.CERT_NONE
+    if cfg.mysql_ssl_cert:
+        context.load_cert_chain(cfg.mysql_ssl_cert, cfg.mysql_ssl_key)
+    return {"ssl": context}  # a context makes TLS required: no server without it is accepted
+
+
+def connect_args(cfg: Config) -> dict:
+    """PyMySQL connection arguments, TLS as MYSQL_SSL_MODE says."""
+    return dict(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
+                database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
+                connect_timeout=cfg.mysql_connect_timeout, read_timeout=60, write_timeout=60, **tls_args(cfg))
+
+
+def session_settings(cfg: Config) -> list[str]:
+    """Every job connection's session: UTC, strict, and MYSQL_IDLE_TIMEOUT as both the idle limit
+    (a frozen driver's connection is dropped and its transaction rolled back) and the lock wait
+    (a new instance waiting on a frozen one's row locks tries again that often)."""
+    idle = int(cfg.mysql_idle_timeout)
+    return ["SET time_zone = '+00:00'", "SET SESSION sql_mode = 'TRADITIONAL'",
+            f"SET SESSION wait_timeout = {idle}", f"SET SESSION innodb_lock_wait_timeout = {idle}"]
+
+
+def connect(cfg: Config) -> SteadyDBConnection:
+    """A DBUtils steady connection: reconnects between transactions, never inside one
+    (ping=2: the connection is checked, and replaced if dead, whenever a cursor is created).
+    Raises ConfigError for bad credentials; connection failures propagate (callers retry)."""
+    try:
+        return steady_connect(
+            creator=pymysql, ping=2, setsession=session_settings(cfg), **connect_args(cfg))
+    except pymysql.err.OperationalError as error:
+        if error.args and error.args[0] in (1044, 1045, 1049):  # access denied, bad password, unknown database
+            raise ConfigError(f"MySQL refused {cfg.mysql_user}@{cfg.mysql_host}:{cfg.mysql_port}/{cfg.mysql_database}: "
+                              f"{error.args[-1]}; check MYSQL_USER, the password and MYSQL_DATABASE") from None
+        raise
+
+
+def is_transient(error: BaseException) -> bool:
+    """Connection loss, server gone, deadlock or lock timeout: the transaction was rolled back
+    (or never began) and may be retried. Anything else is a real error."""
+    if isinstance(error, pymysql.err.InterfaceError | ConnectionError | TimeoutError):
+        return True
+    return isinstance(error, pymysql.err.OperationalError) and bool(error.args) and error.args[0] in (
+        0, 1040, 1053, 1205, 1213, 1927, 2003, 2006, 2013, 2055)
+
+
+def port_open(host: str, port: int, timeout: float = 2.0) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout):
+            return True
+    except OSError:
+        return False
+
+
+def failure_text(cfg: Config, probe: Callable[[str, int], bool] = port_open) -> Callable[[BaseException], str]:
+    """How a retried MySQL failure reads in the log: what happened, where. PyMySQL says `(0, '')`
+    for a connection that is gone, also when reconnecting to a server that is down, so a lost
+    connection is told apart from a refused one by trying the port (`probe`)."""
+    where = f"{cfg.mysql_host}:{cfg.mysql_port}"
+    refused = f"MySQL refused the connection or is unreachable at {where}"
+
+    def describe(error: BaseException) -> str:
+        code = error.args[0] if isinstance(error, pymysql.err.Error) and error.args else None
+        if code == 2003:
+            return refused
+        if isinstance(error, pymysql.err.InterfaceError | ConnectionError) or code in (0, 2006, 2013, 2055):
+            return f"the connection to MySQL at {where} was lost" if probe(cfg.mysql_host, cfg.mysql_port) else refused
+        if code in (1205, 1213):
+            return f"MySQL rolled the transaction back ({first_line(error)})"
+        return first_line(error)
+    return describe
+
+
+ROW_ALIAS = re.compile(r"\) AS new ON DUPLICATE KEY UPDATE ")
+NEW_COLUMN = re.compile(r"\bnew\.(\w+)")
+
+
+@functools.lru_cache(maxsize=256)
+def for_server(statement: str, mariadb: bool) -> str:
+    """A statement as the server runs it. Upserts are written with MySQL 8's row alias
+    (`VALUES (...) AS new ON DUPLICATE KEY UPDATE c = new.c`): MySQL 8.0.20+ warns on the older
+    `VALUES(c)` (1287, deprecated); MariaDB has no alias (MDEV-29919) and takes `VALUES(c)`."""
+    if not mariadb or not ROW_ALIAS.search(statement):
+        return statement
+    head, tail = ROW_ALIAS.split(statement, 1)
+    return head + ") ON DUPLICATE KEY UPDATE " + NEW_COLUMN.sub(r"VALUES(\1)", tail)
+
+
+def is_mariadb(conn) -> bool:
+    """Whether the server is MariaDB, from its version in the connection's handshake (no query);
+    `conn` a steady connection (mysql.connect) or a PyMySQL one."""
+    return "mariadb" in str(getattr(conn, "dbapi_connection", conn).get_server_info()).lower()
+
+
+class ServerCursor:
+    """A cursor that runs each statement in the server's form (for_server), chosen from the
+    server the connection was made to; everything else is the cursor's own."""
+
+    def __init__(self, cursor, mariadb: bool):
+        self.cursor, self.mariadb = cursor, mariadb
+
+    def execute(self, statement: str, args=None):
+        return self.cursor.execute(for_server(statement, self.mariadb), args)
+
+    def executemany(self, statement: str, args):
+        return self.cursor.executemany(for_server(statement, self.mariadb), args)
+
+    def __getattr__(self, name: str):
+        return getattr(self.cursor, name)

@@ -1,0 +1,135 @@
+"""Per-dimension counts (GROUP_BY) inside the batch's transaction: the series registry, the
+cardinality cap (MAX_SERIES) and the per-minute counts of each series (sql/schema.sql:
+error_series, error_series_labels, error_series_counts).
+
+A series new to the job is admitted while the job has fewer than MAX_SERIES; beyond that its
+lines are counted into the overflow series of its GROUP_BY. Admission happens in the batch's own
+transaction, after the lease row is locked (one writer per job), so a rolled-back batch admits
+nothing and a retried batch admits the same series again (admit is pure and deterministic)."""
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from errorcount.config import dimensions
+from errorcount.offsets import minute_key
+
+log = logging.getLogger("errorcount.series")
+
+SELECT_SERIES = "SELECT series_key, series_id, overflow FROM error_series WHERE job = %s"
+INSERT_SERIES = "INSERT INTO error_series (job, dimensions, series_key, overflow) VALUES (%s, %s, %s, %s)"
+SELECT_NEW = "SELECT series_key, series_id FROM error_series WHERE job = %s AND series_id > %s"
+INSERT_LABELS = "INSERT INTO error_series_labels (series_id, dimension, value) VALUES (%s, %s, %s)"
+UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_id, log_count) VALUES (%s, %s, %s, %s) "
+                        "AS new ON DUPLICATE KEY UPDATE log_count = error_series_counts.log_count + new.log_count")
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Which of a batch's series new to the job are registered (`admitted`, in order), and which
+    are counted into the overflow series (`overflowed`)."""
+
+    admitted: tuple[str, ...]
+    overflowed: frozenset[str]
+
+
+def admit(new: Mapping[str, int], registered: int, cap: int) -> Admission:
+    """Pure: of the batch's new series ({series: its ERROR lines in the batch}), as many as fit
+    under `cap` with `registered` already there, the ones with most lines first (then by value),
+    so the same batch against the same registry always admits the same series."""
+    ordered = sorted(new, key=lambda series: (-new[series], series))
+    room = max(cap - registered, 0)
+    return Admission(tuple(ordered[:room]), frozenset(ordered[room:]))
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The job's registered series as this driver knows them: {series_key: series_id}, and how
+    many count against MAX_SERIES (overflow series do not)."""
+
+    ids: Mapping[bytes, int]
+    registered: int
+
+
+@dataclass(frozen=True)
+class Written:
+    registry: Registry   # the registry once this transaction commits
+    new_series: int      # series this batch registered
+    overflow_lines: int  # ERROR lines this batch counted into an overflow series
+
+
+class SeriesStore:
+    """The per-dimension counts of one job: GROUP_BY (canonical) and MAX_SERIES. Keeps the registry
+    between batches (this instance is the job's one writer while its lease holds); a transaction
+    that did not commit drops it, and the next batch reads it again."""
+
+    def __init__(self, job: str, group_by: str, max_series: int):
+        self.job, self.group_by, self.max_series = job, group_by, max_series
+        self.registry: Registry | None = None
+        self.overflow_logged = False
+        self.on_commit: Callable[[int, int, int], None] = lambda registered, limit, overflow_lines: None  # metrics
+
+    def load(self, cursor) -> Registry:
+        cursor.execute(SELECT_SERIES, (self.job,))
+        rows = cursor.fetchall()
+        ids = {bytes(key): int(series_id) for key, series_id, _overflow in rows}
+        return Registry(ids, sum(not overflow for _key, _id, overflow in rows))
+
+    def write(self, cursor, series_counts: Mapping[tuple[int, str], int]) -> Written:
+        """In the batch's transaction: admits new series, registers them with their labels, and adds
+        the batch's counts to error_series_counts, in (minute, series_id) order."""
+        registry = self.registry or self.load(cursor)
+        totals: dict[str, int] = {}
+        for (_minute, series), count in series_counts.items():
+            totals[series] = totals.get(series, 0) + count
+        key = {series: dimensions.series_key(self.group_by, series) for series in totals}
+        admission = admit({s: n for s, n in totals.items() if key[s] not in registry.ids}, registry.registered, self.max_series)
+        overflow_key = dimensions.series_key(self.group_by, None)
+        new_overflow = bool(admission.overflowed) and overflow_key not in registry.ids
+        ids = {**registry.ids, **self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)}
+        counts: dict[tuple[int, int], int] = {}
+        for (minute, series), count in series_counts.items():
+            target = ids[overflow_key if series in admission.overflowed else key[series]]
+            counts[minute, target] = counts.get((minute, target), 0) + count
+        minutes = {minute: minute_key(minute) for minute, _id in counts}
+        cursor.executemany(UPSERT_SERIES_COUNTS, [(self.job, minutes[m], i, n) for (m, i), n in sorted(counts.items())])
+        overflow_lines = sum(totals[s] for s in admission.overflowed)
+        return Written(Registry(ids, registry.registered + len(admission.admitted)), len(admission.admitted), overflow_lines)
+
+    def register_all(self, cursor, registry: Registry, admitted: Mapping[str, bytes], overflow: bool) -> dict[bytes, int]:
+        """Registers the admitted series ({series: key}, in admission order) with their labels, and
+        the overflow series of GROUP_BY when `overflow` (its labels NULL); returns their ids."""
+        fresh = [(key, False) for key in admitted.values()] + ([(dimensions.series_key(self.group_by, None), True)]
+                                                                if overflow else [])
+        if not fresh:
+            return {}
+        ids = self.register(cursor, fresh, max(registry.ids.values(), default=0))
+        labels: list[tuple[int, str, str | None]] = [(ids[key], name, value) for series, key in admitted.items()
+                                                     for name, value in dimensions.labels(self.group_by, series)]
+        if overflow:
+            labels += [(ids[fresh[-1][0]], name, None) for name in dimensions.names(self.group_by)]
+        cursor.executemany(INSERT_LABELS, sorted(labels, key=lambda row: row[:2]))
+        return ids
+
+    def register(self, cursor, fresh: list[tuple[bytes, bool]], above: int) -> dict[bytes, int]:
+        """Inserts the registry rows of `fresh` (key, overflow) and reads back their ids (AUTO_INCREMENT:
+        above any id this job had)."""
+        cursor.executemany(INSERT_SERIES, [(self.job, self.group_by, key, overflow) for key, overflow in sorted(fresh)])
+        cursor.execute(SELECT_NEW, (self.job, above))
+        return {bytes(key): int(series_id) for key, series_id in cursor.fetchall()}
+
+    def committed(self, written: Written) -> None:
+        """After the transaction committed: keep its registry; log the first overflow, with what to do."""
+        self.registry = written.registry
+        self.on_commit(written.registry.registered, self.max_series, written.overflow_lines)
+        if written.overflow_lines and not self.overflow_logged:
+            self.overflow_logged = True
+            log.warning("job %r has MAX_SERIES=%d series: %d ERROR lines of further series were counted into the overflow "
+                        "series of GROUP_BY=%s (its labels are NULL). Raise MAX_SERIES, or drop the dimension with the most "
+                        "values from GROUP_BY (docs/operations.md, 'Counting by dimension')",
+                        self.job, self.max_series, written.overflow_lines, self.group_by)
+
+    def forget(self) -> None:
+        """The transaction did not commit (or its outcome is unknown): read the registry again next time."""
+        self.registry = None
+

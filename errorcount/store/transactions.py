@@ -1,0 +1,359 @@
+"""The job's MySQL transactions, as the methods of one Store per job: the schema check, the counts
+table's claim, the lease, the start and the one transaction per batch (retention's pruning
+statements live in errorcount/store/retention.py and run through transaction() too).
+
+Statements are always parameterized. Writes happen only inside transaction(), which rolls back
+on any exception, so a batch's counts, offsets, dead letters and ledger row are committed together
+or not at all.
+"""
+
+import contextlib
+import json
+import re
+from collections.abc import Container, Iterator, Mapping
+from dataclasses import dataclass
+
+from dbutils.steady_db import SteadyDBConnection
+
+from errorcount import offsets
+from errorcount.errors import ConfigError, FencedError
+from errorcount.faults import NO_FAULTS, Hooks
+from errorcount.offsets import Position, TopicPartition, minute_key
+from errorcount.pipeline.summary import BatchSummary
+from errorcount.start_plan import Plan, Row
+from errorcount.store import schema
+from errorcount.store.mysql import ServerCursor, is_mariadb, is_transient
+from errorcount.store.series import SeriesStore
+
+# Every row of the job, given-up ones and topics no longer read included (the start planner and
+# Store.live choose).
+SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id, seen_end FROM kafka_offsets "
+                  "WHERE job = %s ORDER BY topic, kafka_partition")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+# Upserts are written with MySQL 8's row alias; on MariaDB, which has none, transaction() runs them
+# with VALUES(col) (errorcount/store/mysql.py: for_server).
+UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s) AS new "
+                 "ON DUPLICATE KEY UPDATE log_count = `{table}`.log_count + new.log_count")
+# An offset is stored with the ID of the topic it belongs to (a recreated topic has another) and the
+# highest end offset the job has seen the partition at: a batch raises it, a start sets it.
+UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end) "
+                  "VALUES (%s, %s, %s, %s, %s, %s) AS new "
+                  "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
+                  "seen_end = GREATEST(COALESCE(kafka_offsets.seen_end, 0), new.seen_end), updated_at = CURRENT_TIMESTAMP(3)")
+SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end) "
+                  "VALUES (%s, %s, %s, %s, %s, %s) AS new "
+                  "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
+                  "seen_end = new.seen_end, updated_at = CURRENT_TIMESTAMP(3)")
+# A topic or partition given up: its rows stay, as history, under an ID no live topic has; a topic of
+# that name created later is new to the job (its first upsert replaces them), one that comes back
+# with the old ID resumes from them.
+GIVEN_UP = "deleted:"
+GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
+           "WHERE job = %s AND topic = %s AND kafka_partition = %s")
+# STARTING_OFFSETS applies at the job's first start only: the first that stored a start.
+SELECT_STARTED = ("SELECT (SELECT first_planned_at FROM job_leases WHERE job = %s) IS NOT NULL "
+                  "OR EXISTS (SELECT 1 FROM kafka_offsets WHERE job = %s)")
+MARK_STARTED = "UPDATE job_leases SET first_planned_at = COALESCE(first_planned_at, CURRENT_TIMESTAMP(3)) WHERE job = %s"
+BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint) VALUES (%s, 1, %s, %s) AS new "
+              "ON DUPLICATE KEY UPDATE epoch = job_leases.epoch + 1, owner = new.owner, "
+              "acquired_at = CURRENT_TIMESTAMP(3), metrics_endpoint = new.metrics_endpoint")
+SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
+# acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
+SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
+# A dead letter seen again (a batch re-read after a crash) keeps its first row.
+INSERT_REJECTED = ("INSERT INTO rejected_lines (job, topic, kafka_partition, kafka_offset, reason, raw_value) "
+                   "VALUES (%s, %s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
+INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, new_series, overflow_lines, "
+                 "offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, kind, reason, epoch) "
+                  "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
+REASON_CHARS = 2000  # skipped_offsets.reason is TEXT (65535 bytes): 2000 characters of utf8mb4 always fit
+
+
+def with_table(statement: str, table: str) -> str:
+    """A statement on the counts table `table`: an identifier (COUNTS_TABLE's own rule, checked
+    again here because it is put into SQL text), quoted."""
+    if not IDENTIFIER.fullmatch(table):
+        raise ConfigError(f"COUNTS_TABLE must be an identifier (letters, digits, _), got {table!r}")
+    return statement.replace("{table}", table)
+
+
+class CommitOutcomeUnknown(Exception):
+    """The connection broke while COMMIT was in flight: the batch may or may not be stored."""
+
+
+def retry_outside_batch(error: BaseException) -> bool:
+    """Whether a failed transaction other than a batch's is tried again: a transient failure, or a
+    COMMIT whose reply was lost (the lease bump, reading offsets and settle are all safe to repeat:
+    at worst the epoch moves twice)."""
+    return is_transient(error) or isinstance(error, CommitOutcomeUnknown)
+
+
+class AlreadyApplied(Exception):
+    """The stored offsets are already what this transaction would store, under this instance's
+    epoch: an earlier attempt whose COMMIT was reported lost was applied after all (late)."""
+
+
+@contextlib.contextmanager
+def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterator[ServerCursor]:
+    """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
+    COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
+    `hooks` (a batch's commit only) are the test fault points around COMMIT."""
+    raw = conn.cursor()  # first: outside a transaction this replaces a dead connection
+    cursor = ServerCursor(raw, is_mariadb(conn))  # the connection the cursor just made sure of
+    try:
+        conn.begin()  # inside the try: a failed BEGIN must be rolled back too, or DBUtils stays "in a transaction"
+        yield cursor
+        if hooks:
+            hooks.crash("before_commit")
+            if hooks.lose_commit("commit_lost_unapplied"):
+                raise CommitOutcomeUnknown("test fault: connection lost before COMMIT reached the server")
+        try:
+            conn.commit()
+        except Exception as error:
+            if is_transient(error):
+                raise CommitOutcomeUnknown(f"connection lost during COMMIT: {error}") from error
+            raise
+        if hooks and hooks.lose_commit("commit_lost_applied"):
+            raise CommitOutcomeUnknown("test fault: COMMIT applied but its reply was lost")
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.rollback()
+        raise
+    finally:
+        with contextlib.suppress(Exception):
+            raw.close()
+
+
+@dataclass(frozen=True)
+class Reattempt:
+    """This driver is YARN's re-attempt (attempt 2 or later) of application `app`, which YARN
+    accepted at `submitted_ms` (epoch milliseconds, from the AM's APP_SUBMIT_TIME_ENV)."""
+
+    app: str
+    submitted_ms: int
+
+
+class Store:
+    """The job's MySQL transactions, one method each, on one connection for one job, its topics and
+    counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it.
+    `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default);
+    `series` writes the per-dimension counts (GROUP_BY), when set."""
+
+    def __init__(self, conn: SteadyDBConnection, job: str, topics: Container[str], counts_table: str = schema.COUNTS_TABLE,
+                 hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None):
+        self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, topics, counts_table, hooks
+        self.series = series
+        self.epoch = 0  # none taken yet
+
+    def verify_schema(self, database: str) -> None:
+        """Raises ConfigError naming every missing table, column, index, engine or type (schema.verify)."""
+        with transaction(self.conn) as cursor:
+            schema.verify(cursor, database, self.counts_table)
+
+    def claim_counts_table(self, share: bool) -> list[str]:
+        """Makes the counts table this job's, or raises ConfigError (schema.claim_counts_table);
+        returns the other jobs that share it."""
+        with transaction(self.conn) as cursor:
+            return schema.claim_counts_table(cursor, self.counts_table, self.job, share)
+
+    def acquire_lease(self, owner: str, reattempt: Reattempt | None = None, metrics_endpoint: str | None = None) -> int:
+        """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit.
+
+        A YARN re-attempt does not take the job from an instance of another application that took it
+        after this application was submitted: that instance replaced this application, which must
+        not steal the job back (FencedError). Earlier attempts of its own application, and holders
+        older than its submission (the previous deployment), it takes over like any start."""
+        job = self.job
+        with transaction(self.conn) as cursor:
+            if reattempt:
+                cursor.execute(SELECT_LEASE_HOLDER, (job,))
+                row = cursor.fetchone()
+                own = row is not None and str(row[1]).endswith(f" app {reattempt.app}")
+                if row is not None and not own and float(row[2]) * 1000 >= reattempt.submitted_ms:
+                    raise FencedError(
+                        f"job {job!r} is held by another instance (epoch {row[0]}, {row[1]}) that took it after "
+                        f"application {reattempt.app} was submitted: it replaced this application, so YARN's "
+                        "re-attempt does not take the job back. Nothing was committed. If that instance is "
+                        "gone, submit the job again.")
+            cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint))
+            cursor.execute(SELECT_LEASE, (job,))
+            row = cursor.fetchone()
+            assert row is not None, "the lease row was just written"
+        self.epoch = int(row[0])
+        return self.epoch
+
+    def load_start(self) -> "StartState":
+        """What a start plans from (errorcount/start_plan.py): every offset row of the topics the job
+        reads, given-up ones included, and whether the job has ever stored a start."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_OFFSETS, (self.job,))
+            rows = cursor.fetchall()
+            cursor.execute(SELECT_STARTED, (self.job, self.job))
+            started = cursor.fetchone()
+        return StartState({TopicPartition(topic, int(p)): as_row(int(o), topic_id, seen)
+                           for topic, p, o, topic_id, seen in rows if topic in self.topics},
+                          first_start=not (started and started[0]))
+
+    def load_offsets(self) -> Position:
+        """Stored next offsets of this job on the topics it reads (given-up rows left out)."""
+        return self.load_start().live()
+
+    def load_holder(self) -> tuple[Position, int | None]:
+        """The stored next offsets and the lease's epoch now, in one read: what a COMMIT whose reply
+        was lost did (batch.unknown_outcome)."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_LEASE, (self.job,))
+            lease = cursor.fetchone()
+            cursor.execute(SELECT_OFFSETS, (self.job,))
+            stored = self.live(cursor.fetchall())
+        return stored, (None if lease is None else int(lease[0]))
+
+    def live(self, rows) -> Position:
+        """The next offsets of SELECT_OFFSETS rows of the topics the job reads, given-up ones left out."""
+        return {TopicPartition(t, int(p)): int(o) for t, p, o, topic_id, _seen in rows
+                if t in self.topics and not str(topic_id or "").startswith(GIVEN_UP)}
+
+    def check_owner(self, cursor, expected: Position, applied: Position | None = None) -> None:
+        """Locks the lease and offset rows; FencedError unless this instance still owns both, or
+        AlreadyApplied when the offsets already are `applied` (what this transaction would store)."""
+        self.lock_lease(cursor)
+        cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (self.job,))
+        self.compare(expected, applied, self.live(cursor.fetchall()))
+
+    def lock_lease(self, cursor) -> None:
+        """Locks the lease row; FencedError unless this instance's epoch still holds it."""
+        job, epoch = self.job, self.epoch
+        cursor.execute(SELECT_LEASE + " FOR UPDATE", (job,))
+        row = cursor.fetchone()
+        if row is None or int(row[0]) != epoch:
+            holder = f"epoch {row[0]} held by {row[1]}" if row else "no lease row"
+            raise FencedError(f"job {job!r} was taken over by another instance ({holder}; this one had epoch {epoch}). "
+                              "Nothing of this batch was committed; the newer instance carries on. "
+                              "If that is unexpected, make sure one instance runs per JOB_NAME.")
+
+    def compare(self, expected: Mapping, applied: Mapping | None, stored: Mapping) -> None:
+        """Returns when MySQL holds `expected`; AlreadyApplied when it holds `applied`; else fenced."""
+        state = offsets.stored_state(stored, expected, applied)
+        if state == offsets.BEFORE:
+            return
+        if state == offsets.AFTER:
+            raise AlreadyApplied()
+        raise FencedError(
+            f"the stored offsets of job {self.job!r} changed behind this driver "
+            f"(expected {as_text(expected)}, found {as_text(stored)}): another instance is writing this job. "
+            "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
+
+    def commit_batch(self, batch: BatchSummary, before: Position, after: Position, topic_ids: Mapping[str, str],
+                     seen: Position | None = None) -> bool:
+        """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
+        to the counts table (and per series, with GROUP_BY), store `after` (each topic's under its ID
+        in `topic_ids`: never an offset without one) with the end offsets `seen` (raised, never
+        lowered), its dead letters and its ledger rows (ledger_rows). Keys are written in sorted order
+        so concurrent writers cannot deadlock. False when MySQL already held `after` under this
+        epoch (an earlier attempt's COMMIT applied late): nothing written."""
+        job, seen = self.job, seen or {}
+        rows = sorted(tp for tp, o in after.items() if before.get(tp) != o or tp in seen)
+        unknown = sorted({tp.topic for tp in rows if not topic_ids.get(tp.topic)})
+        if unknown:
+            raise ValueError(f"no topic ID for topic(s) {unknown}: offsets are never stored without the ID of their topic")
+        written = None
+        try:
+            with transaction(self.conn, self.hooks) as cursor:
+                self.check_owner(cursor, before, applied=after)
+                if batch.minute_counts:
+                    cursor.executemany(with_table(UPSERT_COUNTS, self.counts_table),
+                                       [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
+                if self.series and batch.series_counts:
+                    written = self.series.write(cursor, batch.series_counts)
+                cursor.executemany(UPSERT_OFFSETS, [(job, *tp, after[tp], topic_ids[tp.topic],
+                                                     max(after[tp], seen.get(tp, 0))) for tp in rows])
+                if batch.dead_letters:
+                    cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
+                series = (written.new_series, written.overflow_lines) if written else (0, 0)
+                cursor.executemany(INSERT_LEDGER, ledger_rows(job, self.epoch, batch, before, after, series))
+        except AlreadyApplied:
+            return False
+        except BaseException:
+            if self.series:
+                self.series.forget()
+            raise
+        if written and self.series:
+            self.series.committed(written)
+        return True
+
+    def settle(self, start: "StartState", plan: Plan) -> None:
+        """Stores a start plan (errorcount/start_plan.py) in one transaction, before its query starts:
+        records its events (skipped_offsets, kind and reason per partition), gives up the rows it
+        gives up, stores where every current partition starts under its topic's ID with the end
+        offset seen now, and marks the job as started (STARTING_OFFSETS never applies again).
+        Idempotent: run again after a lost COMMIT that was applied, it finds the plan's rows
+        (offsets and IDs) stored and writes nothing."""
+        job = self.job
+        target = {tp: (o, plan.topic_ids[tp.topic]) for tp, o in plan.offsets.items()}
+        try:
+            with transaction(self.conn) as cursor:
+                self.lock_lease(cursor)
+                cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job,))
+                now = {tp: (row.next_offset, row.topic_id) for tp, row in self.rows(cursor.fetchall()).items() if row.live}
+                self.compare(start.live_ids(), target, now)
+                for event in plan.events:
+                    cursor.execute(INSERT_SKIPPED, (job, event.topic, event.partition, event.stored, event.resume,
+                                                    event.kind, event.why[:REASON_CHARS], self.epoch))
+                cursor.executemany(GIVE_UP, [(GIVEN_UP, job, *tp) for tp in sorted(plan.give_up)])
+                cursor.executemany(SETTLE_OFFSETS, [(job, *tp, o, plan.topic_ids[tp.topic], plan.seen.get(tp, o))
+                                                    for tp, o in sorted(plan.offsets.items())])
+                cursor.execute(MARK_STARTED, (job,))
+        except AlreadyApplied:
+            pass
+
+    def rows(self, rows) -> dict[TopicPartition, Row]:
+        """SELECT_OFFSETS rows of the topics the job reads, as the start planner's Rows."""
+        return {TopicPartition(t, int(p)): as_row(int(o), topic_id, seen) for t, p, o, topic_id, seen in rows
+                if t in self.topics}
+
+
+@dataclass(frozen=True)
+class StartState:
+    """What MySQL holds for a start: the job's offset rows of the topics it reads, and whether this
+    is its first start (no start ever stored)."""
+
+    rows: dict[TopicPartition, Row]
+    first_start: bool
+
+    def live(self) -> Position:
+        return {tp: row.next_offset for tp, row in self.rows.items() if row.live}
+
+    def live_ids(self) -> dict[TopicPartition, tuple[int, str | None]]:
+        return {tp: (row.next_offset, row.topic_id) for tp, row in self.rows.items() if row.live}
+
+
+def as_row(next_offset: int, topic_id: str | None, seen_end) -> Row:
+    """A kafka_offsets row as the planner reads it: a given-up row's ID is the one it had."""
+    given_up = str(topic_id or "").startswith(GIVEN_UP)
+    kept = str(topic_id)[len(GIVEN_UP):] if given_up else topic_id
+    return Row(next_offset, kept or None, live=not given_up, seen_end=None if seen_end is None else int(seen_end))
+
+
+def ledger_rows(job: str, epoch: int, batch: BatchSummary, before: Position, after: Position,
+                series: tuple[int, int]) -> list[tuple]:
+    """The batch's ledger rows: one per topic whose offsets it moved, with that topic's records,
+    ERROR lines and rejects, and its offsets before and after ({"partition": next offset}). The
+    series' figures (new series, overflow lines: the job's, not a topic's) are on the first row."""
+    moved = sorted({tp.topic for tp, o in after.items() if before.get(tp) != o})
+    # A batch of one topic has its totals (a summary made outside summarize() may lack per_topic).
+    per_topic = batch.per_topic or ({moved[0]: (batch.records, batch.errors, batch.rejected)} if len(moved) == 1 else {})
+    rows = []
+    for number, topic in enumerate(moved):
+        records, errors, rejected = per_topic.get(topic, (0, 0, 0))
+        rows.append((job, topic, epoch, records, errors, rejected, *(series if number == 0 else (0, 0)),
+                     as_json(offsets.in_topic(before, topic)), as_json(offsets.in_topic(after, topic))))
+    return rows
+
+
+def as_json(offsets: dict[int, int]) -> str:
+    return json.dumps({str(p): o for p, o in sorted(offsets.items())})
+
+
+def as_text(position: Mapping) -> str:
+    return ", ".join(f"{tp}: {o}" for tp, o in sorted(position.items())) or "none"

@@ -1,0 +1,188 @@
+"""batch_summary_df on inline rows, summarize() folding the collected rows, and the dead letters
+picked in the same job."""
+
+import dataclasses
+
+import pytest
+from chispa import assert_df_equality
+from pyspark.sql import Row
+
+from errorcount.batch.count import count_planned
+from errorcount.errors import DataLossError
+from errorcount.faults import NO_FAULTS
+from errorcount.offsets import TopicPartition, batch_end, check_no_overlap
+from errorcount.pipeline.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
+from errorcount.pipeline.classify import Contract, classify_lines_df
+from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summarize
+
+IN_SCHEMA = ("topic string, partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, "
+             "series string")
+OUT_SCHEMA = ("topic string, partition int, error_minute long, series string, dead_slot long, records long, rejected long, "
+              "min_offset long, max_offset long, reject_reason string, raw_value binary")
+
+
+def test_batch_summary_groups_errors_by_partition_and_minute(spark):
+    rows = [
+        ("t", 0, 10, 100, True, None, None, "a"), ("t", 0, 11, 100, True, None, None, "a"),
+        ("t", 0, 12, 101, True, None, None, "a"),
+        ("t", 0, 15, 100, True, None, None, "b"),                # another series of minute 100
+        ("t", 0, 13, 100, False, None, None, None),              # valid, not an ERROR
+        ("t", 0, 14, None, False, "bad_level", b"x ERR0R", None),  # rejected
+        ("t", 1, 7, 100, True, None, None, "a"),
+        ("t", 1, 9, None, False, "null_value", None, None),
+        ("u", 0, 0, None, False, "empty_line", b"", None),       # another topic's partition 0: its own groups
+    ]
+    # Without dead-letter slots, rejected rows share their partition's non-ERROR group, and no
+    # reason or raw value is picked.
+    expected = [
+        ("t", 0, 100, "a", None, 2, 0, 10, 11, None, None), ("t", 0, 101, "a", None, 1, 0, 12, 12, None, None),
+        ("t", 0, 100, "b", None, 1, 0, 15, 15, None, None), ("t", 0, None, None, None, 2, 1, 13, 14, None, None),
+        ("t", 1, 100, "a", None, 1, 0, 7, 7, None, None), ("t", 1, None, None, None, 1, 1, 9, 9, None, None),
+        ("u", 0, None, None, None, 1, 1, 0, 0, None, None),
+    ]
+    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
+    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+                       ignore_nullable=True)
+
+
+BOUNDS = {TopicPartition("t", 0): (10, 20), TopicPartition("t", 1): (5, 8)}  # u-0 unplanned
+
+
+def bounded_rows():
+    return [
+        ("t", 0, 10, 100, True, None, None, "a"), ("t", 0, 19, 100, True, None, None, "a"),  # first and last offset
+        ("t", 1, 7, 100, True, None, None, "a"),     # another partition, same minute and series: one row
+        ("t", 1, 6, 101, True, None, None, "b"),
+        ("t", 0, 9, 100, True, None, None, "a"),     # before the bounds (read again?): keeps its partition
+        ("t", 1, 8, 100, True, None, None, "a"),     # at the planned end: keeps its partition
+        ("t", 0, 12, 100, False, None, None, None), ("t", 1, 5, None, False, "bad_level", b"x", None),
+        ("u", 0, 3, 100, True, None, None, "a"),     # a partition the bounds do not name: keeps it
+    ]
+
+
+def test_with_bounds_errors_inside_count_across_partitions_and_others_keep_theirs(spark):
+    expected = [
+        ("t", None, 100, "a", None, 3, 0, 7, 19, None, None), ("t", None, 101, "b", None, 1, 0, 6, 6, None, None),
+        ("t", 0, 100, "a", None, 1, 0, 9, 9, None, None), ("t", 1, 100, "a", None, 1, 0, 8, 8, None, None),
+        ("t", 0, None, None, None, 1, 0, 12, 12, None, None), ("t", 1, None, None, None, 1, 1, 5, 5, None, None),
+        ("u", 0, 100, "a", None, 1, 0, 3, 3, None, None),
+    ]
+    actual = spark.createDataFrame(bounded_rows(), IN_SCHEMA).transform(lambda df: batch_summary_df(df, 0, BOUNDS))
+    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+                       ignore_nullable=True)
+
+
+def test_bounds_change_no_count_and_every_row_that_breaks_them_still_bounds_its_partition(spark):
+    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
+    plain, bounded = summarize(batch_summary_df(df, 2).collect()), summarize(batch_summary_df(df, 2, BOUNDS).collect())
+    assert dataclasses.replace(bounded, ranges=plain.ranges) == plain
+    # t-0 from 9 (an ERROR row before the bounds), t-1 to 8 (one at the planned end), as without bounds
+    assert bounded.ranges == {TopicPartition("t", 0): (9, 12), TopicPartition("t", 1): (5, 8),
+                              TopicPartition("u", 0): (3, 3)} == plain.ranges | {TopicPartition("t", 0): (9, 12)}
+    with pytest.raises(DataLossError, match="offset 9 of topic 't' partition 0"):
+        check_no_overlap({TopicPartition("t", 0): 10}, bounded.ranges)
+
+
+def sort_nodes(node):
+    """The Sort operators of a physical plan (through adaptive execution's current plan)."""
+    if node.nodeName() == "AdaptiveSparkPlan":
+        node = node.executedPlan()
+    children = node.children()
+    found = [node] if node.nodeName() == "Sort" else []
+    return found + [sort for i in range(children.size()) for sort in sort_nodes(children.apply(i))]
+
+
+def test_the_aggregate_sorts_lead_with_a_long_key_not_the_topic_name(spark):
+    # Dead letters make the aggregate sort-based; a long first key (the group's hash) gives the
+    # sort a prefix that tells groups apart; led by the topic, every comparison read whole rows.
+    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
+    sorts = sort_nodes(batch_summary_df(df, 2, BOUNDS)._jdf.queryExecution().executedPlan())
+    assert len(sorts) == 2  # the partial and the final aggregate's
+    for sort in sorts:
+        first = sort.sortOrder().head()
+        assert first.dataType().typeName() == "long", first.sql()
+
+
+def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
+    rows = [("t", 0, 14, None, False, "bad_level", b"a", None), ("t", 0, 15, None, False, "empty_line", b"", None),
+            ("t", 0, 16, None, False, "bad_level", b"c", None),   # same slot as 14 (16 mod 2): not kept
+            ("t", 0, 17, 100, True, None, None, None), ("t", 1, 3, None, False, "null_value", None, None)]
+    expected = [("t", 0, None, None, 0, 2, 2, 14, 16, "bad_level", bytearray(b"a")),
+                ("t", 0, None, None, 1, 1, 1, 15, 15, "empty_line", bytearray(b"")),
+                ("t", 0, 100, None, None, 1, 0, 17, 17, None, None),
+                ("t", 1, None, None, 1, 1, 1, 3, 3, "null_value", None)]
+    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, 2))
+    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+                       ignore_nullable=True)
+
+
+def test_dead_letters_keep_reason_and_first_kib_through_parse_and_summary(spark):
+    long_bad = b"x" * 3000
+    source = spark.createDataFrame([("t", 0, 1, b"2024-01-01 10:00:00 ERROR ok"), ("t", 0, 2, None), ("t", 1, 3, long_bad),
+                                    ("t", 1, 4, b"2024-01-01 10:00:00 ERR0R"), ("t", 1, 5, None)],
+                                   "topic string, partition int, offset long, value binary")
+    rows = classify_lines_df(source, Contract.with_settings()).transform(lambda df: batch_summary_df(df, 10)).collect()
+    kept = [("t", 0, 2, "null_value", None), ("t", 1, 3, "bad_timestamp", long_bad[:1024]),
+            ("t", 1, 4, "bad_level", b"2024-01-01 10:00:00 ERR0R"), ("t", 1, 5, "null_value", None)]
+    assert summarize(rows, 1000).dead_letters == tuple(kept)
+    assert summarize(rows, 2).dead_letters == tuple(kept[:2])
+    assert (summarize(rows, 2).records, summarize(rows, 2).rejected) == (5, 4)
+
+
+def test_dead_letter_slots_share_the_limit_between_partitions():
+    assert [dead_letter_slots(1000, 4), dead_letter_slots(1000, 3), dead_letter_slots(7, 1),
+            dead_letter_slots(5, 8), dead_letter_slots(0, 4), dead_letter_slots(10, 0)] == [250, 334, 7, 1, 0, 10]
+
+
+def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None, series=None,
+        topic="t"):
+    return Row(topic=topic, partition=partition, error_minute=minute, series=series, dead_slot=slot, records=records,
+               rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
+
+
+def test_summarize_adds_up_minutes_and_offset_ranges():
+    summary = summarize([row(0, 100, 2, 0, 10, 11), row(0, None, 3, 1, 5, 20), row(1, 100, 4, 0, 0, 9),
+                         row(1, 101, 1, 0, 3, 3), row(1, None, 2, 2, 12, 15, slot=0, reason="bad_level",
+                                                      raw=bytearray(b"?")), row(0, 100, 1, 0, 4, 4, topic="u")])
+    assert summary == BatchSummary(records=13, errors=8, rejected=3, minute_counts={100: 7, 101: 1},
+                                   ranges={TopicPartition("t", 0): (5, 20), TopicPartition("t", 1): (0, 15),
+                                           TopicPartition("u", 0): (4, 4)},
+                                   dead_letters=(("t", 1, 12, "bad_level", b"?"),),
+                                   per_topic={"t": (12, 7, 3), "u": (1, 1, 0)})
+
+
+def test_summarize_adds_up_series_per_minute_across_partitions():
+    summary = summarize([row(0, 100, 2, 0, 10, 11, series="a"), row(1, 100, 3, 0, 0, 2, series="a"),
+                         row(1, 100, 1, 0, 3, 3, series=""), row(1, 101, 4, 0, 4, 7, series="a"), row(1, None, 2, 0, 8, 9)])
+    assert summary.series_counts == {(100, "a"): 5, (100, ""): 1, (101, "a"): 4}
+    assert summary.minute_counts == {100: 6, 101: 4} and summary.errors == 10
+
+
+def test_summarize_of_nothing_is_empty():
+    assert summarize([]) == BatchSummary()
+
+
+def test_rejected_rows_are_every_reject_with_its_reason_and_prefix(spark):
+    rows = [("t", 0, 5, None, False, "bad_level", bytearray(b"x"), None), ("t", 1, 2, 100, True, None, None, "a"),
+            ("t", 0, 7, None, False, "null_value", None, None), ("s", 1, 9, None, False, "empty_line", bytearray(b""), None)]
+    collected = rejected_rows_df(spark.createDataFrame(rows, IN_SCHEMA)).collect()
+    assert every_dead_letter(collected) == (("s", 1, 9, "empty_line", b""), ("t", 0, 5, "bad_level", b"x"),
+                                            ("t", 0, 7, "null_value", None))
+
+
+def test_a_batch_past_its_plan_is_counted_again_with_every_rows_partition(spark):
+    """count_planned: bounds from the stored offsets to Spark's plan; a row at or past the plan's
+    end (t-1's 8 below, planned end 8) means the plan is not what was read, and the inside ERROR
+    rows (t-1's 7 and 6, t-0's 19) must bound their partitions again for batch_end's max + 1."""
+    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
+    stored = {TopicPartition("t", 0): 9, TopicPartition("t", 1): 5}
+    plan = {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9, TopicPartition("u", 0): 4}
+    within = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan)
+    # all ERROR rows lie inside: the ranges are the other rows' (u-0 has none)
+    assert within.ranges == {TopicPartition("t", 0): (12, 12), TopicPartition("t", 1): (5, 5)}
+    assert batch_end(stored, within.ranges, plan) == plan
+    past = {**plan, TopicPartition("t", 1): 8}
+    again = count_planned(df, 0, 0, 2, NO_FAULTS, stored, past)
+    assert again == count_planned(df, 0, 0, 2, NO_FAULTS, stored, None) == summarize(batch_summary_df(df).collect())
+    assert batch_end(stored, again.ranges, past) == {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9,
+                                                     TopicPartition("u", 0): 4}

@@ -1,0 +1,21 @@
+"""The log-line contract, clause by clause, through classify_lines_df."""
+
+from chispa import assert_df_equality
+
+from errorcount.pipeline.classify import Contract, classify_lines_df
+from tests.unit.pipeline.contract_cases import CASES, epoch_minute
+
+OUT_SCHEMA = ("topic string, partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, "
+              "series string")
+
+
+def test_classify_lines_follows_the_contract(spark):
+    source = spark.createDataFrame(
+        [("logs", 0, i, value) for i, (value, *_rest) in enumerate(CASES)],
+        "topic string, partition int, offset long, value binary")
+    expected = spark.createDataFrame(
+        [("logs", 0, i, epoch_minute(*minute) if minute else None, is_error, reason,
+          None if reason is None or value is None else bytearray(value[:1024]), None)
+         for i, (value, minute, is_error, reason) in enumerate(CASES)], OUT_SCHEMA)
+    assert_df_equality(classify_lines_df(source, Contract.with_settings()), expected, ignore_row_order=True, ignore_nullable=True)
+
