@@ -26,7 +26,7 @@ from errorcount.errors import ConfigError
 ENV = "ERRORCOUNT_FAULT"
 POINTS = ("before_transaction", "before_commit", "after_commit", "during_spark_job", "commit_lost_applied",
           "commit_lost_unapplied", "query_fails")
-log = logging.getLogger("errorcount.faults")
+log = logging.getLogger(__name__)
 
 
 class InjectedFailure(RuntimeError):

@@ -19,7 +19,7 @@ from errorcount.pipeline.classify import Classify, classify_lines_df
 from errorcount.session import build_session
 from errorcount.supervisor import Job
 
-log = logging.getLogger("errorcount")
+log = logging.getLogger("errorcount.main")  # spark-submit runs this file as __main__
 ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log
 
 

@@ -7,7 +7,7 @@ from typing import TypeVar
 
 from errorcount.errors import JobStop, UnavailableError
 
-log = logging.getLogger("errorcount.retry")
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 

@@ -16,7 +16,7 @@ from pyspark.sql import SparkSession
 from errorcount import session
 from errorcount.retry import first_line
 
-log = logging.getLogger("errorcount")
+log = logging.getLogger(__name__)
 POLL_SECONDS = 2.0  # one metadata call per poll: cheap for a NameNode, prompt enough for an operator
 
 

@@ -31,7 +31,7 @@ from errorcount.stop_marker import StopMarker
 from errorcount.store import mysql, retention
 from errorcount.store.series import SeriesStore
 
-log = logging.getLogger("errorcount")
+log = logging.getLogger(__name__)
 MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW seconds
 RESTART_WINDOW = 600
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from errorcount.offsets import Position, from_spark_json
 
-log = logging.getLogger("errorcount")
+log = logging.getLogger(__name__)
 PREFIX = "errorcount-checkpoint-"
 
 

@@ -26,7 +26,7 @@ from errorcount.start_plan import Resume
 from errorcount.store import mysql
 from errorcount.store.retention import Retention
 
-log = logging.getLogger("errorcount.batch")
+log = logging.getLogger(__name__)
 
 
 class RetryCommit(Exception):

@@ -12,7 +12,7 @@ from errorcount.observe import logline
 from errorcount.pipeline.aggregate import Bounds, batch_summary_df, rejected_rows_df
 from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summarize
 
-log = logging.getLogger("errorcount.count")
+log = logging.getLogger(__name__)
 
 
 def spark_job_running(df: DataFrame) -> bool:

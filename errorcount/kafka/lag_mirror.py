@@ -19,7 +19,7 @@ from errorcount.kafka.topic_metadata import client_properties
 from errorcount.offsets import Position
 from errorcount.retry import first_line
 
-log = logging.getLogger("errorcount.lag_mirror")
+log = logging.getLogger(__name__)
 REFRESH_S = 3600.0
 # At most one write per EVERY_S: a write per 1 s batch cost the batches ~20 % at 150 000 records/s
 # (make bench (e), mean batch 593 -> 737 ms); lag tools poll far less often.

@@ -3,12 +3,12 @@ make chaos read a driver's log only through parse(); the driver writes them only
 
 A line is `<UTC time> <LEVEL> <logger>: <event> <number>: key=value ...` with no space in a value:
 
-    2026-11-22 09:27:34,505 INFO errorcount.batch: batch 12: records=500 errors=80 rejected=3
+    2026-11-22 09:27:34,505 INFO errorcount.batch.commit: batch 12: records=500 errors=80 rejected=3
         dead_letters=3 minutes=7 offsets=logs-0:10,logs-1:12 plan=one-task count_ms=40 commit_ms=8
         batch_ms=55
-    2026-11-22 09:27:34,600 INFO errorcount.progress: spark batch 12: rows=500 trigger_ms=105 ...
+    2026-11-22 09:27:34,600 INFO errorcount.observe.progress: spark batch 12: rows=500 trigger_ms=105 ...
 
-    2026-11-22 09:27:30,100 INFO errorcount: query 1: epoch=4 resuming=logs-0:10,logs-1:12
+    2026-11-22 09:27:30,100 INFO errorcount.supervisor: query 1: epoch=4 resuming=logs-0:10,logs-1:12
 
 (one line each; wrapped here). Offsets are topic-partition:next offset, partitions named as Kafka
 names them. `batch` is one committed micro-batch, `spark batch` Spark's own timing of it

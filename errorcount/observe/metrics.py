@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from errorcount.errors import ConfigError
 from errorcount.offsets import Position, TopicPartition
 
-log = logging.getLogger("errorcount.metrics")
+log = logging.getLogger(__name__)
 SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
 

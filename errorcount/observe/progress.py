@@ -9,7 +9,7 @@ from pyspark.sql.streaming import StreamingQueryListener
 from errorcount.observe import lag, logline
 from errorcount.offsets import Position
 
-log = logging.getLogger("errorcount.progress")
+log = logging.getLogger(__name__)
 
 # Spark's durationMs keys -> the names logged: the whole trigger, the foreachBatch call, writing
 # the offset log before and the commit log after the batch, asking Kafka for its end offsets, and

@@ -15,7 +15,7 @@ from errorcount.observe.metrics import JobMetrics
 from errorcount.offsets import Position
 from errorcount.pipeline.summary import BatchSummary
 
-log = logging.getLogger("errorcount.watch")
+log = logging.getLogger(__name__)
 
 
 class Watch:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from errorcount import store
 from errorcount.errors import ConfigError
 
-log = logging.getLogger("errorcount.retention")
+log = logging.getLogger(__name__)
 PASS_ROWS = 5000     # rows read or deleted per table per pass
 IDLE_SECONDS = 3600  # between passes once nothing is left to do
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from errorcount.config import dimensions
 from errorcount.offsets import minute_key
 
-log = logging.getLogger("errorcount.series")
+log = logging.getLogger(__name__)
 
 SELECT_SERIES = "SELECT series_key, series_id, overflow FROM error_series WHERE job = %s"
 INSERT_SERIES = "INSERT INTO error_series (job, dimensions, series_key, overflow) VALUES (%s, %s, %s, %s)"

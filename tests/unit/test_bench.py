@@ -4,8 +4,8 @@ from bench import phases, procs, report
 from bench.steady import percentile, rss_trend
 from errorcount.observe.progress import progress_line
 
-LOG = """2026-11-22 09:27:34,505 INFO errorcount.batch: batch 0: records=500000 errors=74863 rejected=25139 dead_letters=1000 \
-minutes=180 offsets=0:125000,1:125000 plan=parallel count_ms=13770 commit_ms=30 batch_ms=17027
+LOG = """2026-11-22 09:27:34,505 INFO errorcount.batch.commit: batch 0: records=500000 errors=74863 rejected=25139 \
+dead_letters=1000 minutes=180 offsets=0:125000,1:125000 plan=parallel count_ms=13770 commit_ms=30 batch_ms=17027
 2026-11-22 09:27:35,000 INFO errorcount: something else, batch 1: records=7
 garbage line
 """
@@ -28,7 +28,7 @@ def test_warm_rate_is_the_second_half_from_the_end_of_the_batch_before():
 
 
 def test_spark_steps_p50_reads_the_progress_lines_only():
-    lines = [f"2026-11-22 09:27:3{i},000 INFO errorcount.progress: " + progress_line(i, 5, {
+    lines = [f"2026-11-22 09:27:3{i},000 INFO errorcount.observe.progress: " + progress_line(i, 5, {
         "triggerExecution": 300 + i, "addBatch": 200 + i, "walCommit": 10}) for i in range(5)]
     text = "\n".join([*lines, "2026-11-22 09:27:40,000 INFO errorcount: spark batch 9: rows=1 trigger_ms=1 broken"])
     steps = procs.spark_steps_p50(text, skip=1)  # batches 1..4 -> median is the upper middle, batch 3

@@ -9,7 +9,7 @@ from errorcount.observe import logline
 from errorcount.observe.progress import progress_line
 from errorcount.offsets import TopicPartition as TP
 
-WRITTEN = ("2026-11-22 09:27:34,505 INFO errorcount.batch: batch 12: records=500 errors=80 rejected=3 "
+WRITTEN = ("2026-11-22 09:27:34,505 INFO errorcount.batch.commit: batch 12: records=500 errors=80 rejected=3 "
            "dead_letters=3 minutes=7 offsets=app-logs-0:10,app-logs-1:12,b-0:3 plan=one-task count_ms=40 commit_ms=8 batch_ms=55")
 
 
@@ -24,7 +24,7 @@ def test_the_writer_produces_the_line_the_parser_reads():
     formatter = logging.Formatter(logline.LOG_FORMAT)
     formatter.converter = time.gmtime
     message = logline.line(logline.BATCH, 3, records=7, offsets={TP("x-1", 1): 9, TP("x-1", 0): 4}, plan="parallel", count_ms=1)
-    text = formatter.format(logging.LogRecord("errorcount.batch", logging.INFO, __file__, 1, message, (), None))
+    text = formatter.format(logging.LogRecord("errorcount.batch.commit", logging.INFO, __file__, 1, message, (), None))
     (record,) = logline.parse(text)
     offsets = {TP("x-1", 0): 4, TP("x-1", 1): 9}
     assert (record.number, record.integer("records"), record.offsets(), record.fields["plan"]) == (3, 7, offsets, "parallel")
@@ -33,7 +33,7 @@ def test_the_writer_produces_the_line_the_parser_reads():
 
 
 def test_spark_batch_lines_are_their_own_event():
-    text = "2026-11-22 09:27:34,505 INFO errorcount.progress: " + progress_line(4, 9, {"triggerExecution": 12})
+    text = "2026-11-22 09:27:34,505 INFO errorcount.observe.progress: " + progress_line(4, 9, {"triggerExecution": 12})
     (record,) = logline.parse(text, logline.SPARK_BATCH)
     assert (record.number, record.integer("rows"), record.integer("trigger_ms"), record.integer("planning_ms")) == (4, 9, 12, 0)
     assert logline.parse(text) == []  # not a batch line
