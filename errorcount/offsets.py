@@ -65,16 +65,16 @@ def advance(expected: Position, ranges: dict[TopicPartition, tuple[int, int]]) -
     return {**expected, **{partition: high + 1 for partition, (_low, high) in ranges.items()}}
 
 
-BEFORE, AFTER, OTHER = "not applied", "applied", "fenced"
+NOT_APPLIED, APPLIED, FENCED = "not applied", "applied", "fenced"  # what a transaction found stored
 
 
 def stored_state(stored: Mapping, before: Mapping, after: Mapping | None) -> str:
-    """Whose offsets MySQL holds for a transaction that moves `before` to `after`: BEFORE (it has
-    not applied: go ahead, or commit again), AFTER (it has applied, perhaps late), OTHER (another
+    """Whose offsets MySQL holds for a transaction that moves `before` to `after`: NOT_APPLIED (it has
+    not applied: go ahead, or commit again), APPLIED (it has applied, perhaps late), FENCED (another
     writer's: fenced). `before` wins where the two are equal (a start that stores nothing new)."""
     if stored == before:
-        return BEFORE
-    return AFTER if after is not None and stored == after else OTHER
+        return NOT_APPLIED
+    return APPLIED if after is not None and stored == after else FENCED
 
 
 def beyond_plan(ranges: dict[TopicPartition, tuple[int, int]], planned: Position) -> bool:

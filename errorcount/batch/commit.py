@@ -19,6 +19,7 @@ from errorcount.errors import FencedError, JobStop
 from errorcount.kafka import topic_metadata
 from errorcount.observe import logline
 from errorcount.observe.watch import Watch
+from errorcount.offsets import APPLIED, FENCED, NOT_APPLIED
 from errorcount.pipeline.aggregate import dead_letter_slots
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.retry import first_line, retry
@@ -37,9 +38,6 @@ class TopicChanged(Exception):
     """A topic is no longer the one the query read (deleted, recreated under another ID, or back
     with an ID the job gave up): the batch may hold records read from the wrong offsets. Nothing is
     committed; the query fails and the restart plans it, as at any start (errorcount/start_plan.py)."""
-
-
-APPLIED, NOT_APPLIED, FENCED = offsets.AFTER, offsets.BEFORE, offsets.OTHER
 
 
 @dataclasses.dataclass(frozen=True)

@@ -235,9 +235,9 @@ class Store:
     def compare(self, expected: Mapping, applied: Mapping | None, stored: Mapping) -> None:
         """Returns when MySQL holds `expected`; AlreadyApplied when it holds `applied`; else fenced."""
         state = offsets.stored_state(stored, expected, applied)
-        if state == offsets.BEFORE:
+        if state == offsets.NOT_APPLIED:
             return
-        if state == offsets.AFTER:
+        if state == offsets.APPLIED:
             raise AlreadyApplied()
         raise FencedError(
             f"the stored offsets of job {self.job!r} changed behind this driver "

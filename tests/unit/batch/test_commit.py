@@ -5,7 +5,7 @@ import pytest
 
 from errorcount.batch.commit import APPLIED, FENCED, NOT_APPLIED, BatchCommitter, TopicChanged, unknown_outcome
 from errorcount.config.load import load_config
-from errorcount.offsets import AFTER, BEFORE, of_topic, stored_state
+from errorcount.offsets import of_topic, stored_state
 from errorcount.start_plan import Resume
 from errorcount.store.retention import Retention
 from errorcount.store.transactions import Store
@@ -58,8 +58,8 @@ def test_a_late_applied_commit_is_read_as_not_applied_then_found_applied_by_the_
     the batch's own offsets and writes nothing: counted once."""
     before, after = {0: 10, 1: 5}, {0: 20, 1: 5}
     assert unknown_outcome(before, after, stored=before, holder=1, epoch=1) == NOT_APPLIED
-    assert stored_state(after, before, after) == AFTER  # Store.check_owner: AlreadyApplied, nothing written
-    assert stored_state(before, before, after) == BEFORE  # truly not applied: the retry writes the batch
+    assert stored_state(after, before, after) == APPLIED  # Store.check_owner: AlreadyApplied, nothing written
+    assert stored_state(before, before, after) == NOT_APPLIED  # truly not applied: the retry writes the batch
 
 
 def test_a_batch_read_from_a_topic_that_changed_under_the_query_is_not_committed(tmp_path):
