@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
@@ -53,12 +54,39 @@ class QueryFailed(Exception):
     """The streaming query ended with an error that was not a JobStop."""
 
 
+class RestartPolicy:
+    """When a failed query is started again inside the driver: after 2, 4, 8, 16, 30 s; a failure
+    beyond MAX_RESTARTS within RESTART_WINDOW seconds ends the driver (a JobStop, exit 1)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, limit: int = MAX_RESTARTS,
+                 window: float = RESTART_WINDOW):
+        self.clock, self.limit, self.window = clock, limit, window
+        self.failures: list[float] = []  # when the queries failed, within the window
+
+    def delay_after(self, failure: QueryFailed) -> float:
+        """Seconds to wait before the next query; JobStop once there were too many failures."""
+        now = self.clock()
+        self.failures = [t for t in self.failures if now - t < self.window] + [now]
+        if len(self.failures) > self.limit:
+            raise JobStop(f"the streaming query failed {len(self.failures)} times within {self.window:.0f} s, "
+                          f"last: {failure}. Nothing was half-committed; see the log above.")
+        return min(2 ** len(self.failures), 30)
+
+
+@dataclass(frozen=True)
+class Leased:
+    """What the job works with while it holds the lease: its store (under the epoch taken), the
+    topics it reads, what the outside sees, and the admin client that asks Kafka for topic IDs."""
+
+    store: store.Store
+    subscription: Subscription
+    watch: Watch
+    identity: topic_metadata.TopicIdentity
+
+
 class Job:
     """`classify` turns the Kafka source's rows into classified lines (errorcount/pipeline/classify.py's
     classify_lines_df; the bench passes its naive UDF variant)."""
-
-    identity: topic_metadata.TopicIdentity  # asks Kafka for the topics' IDs; made once the lease is taken
-    subscription: Subscription  # the topics read (KAFKA_TOPIC or KAFKA_TOPIC_PATTERN)
 
     def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event,
                  classify: Classify = classify_lines_df, hooks: faults.Hooks = faults.NO_FAULTS):
@@ -71,7 +99,6 @@ class Job:
         # outlives query restarts; per-dimension counts are pruned only while GROUP_BY is on
         self.retention = retention.Retention(cfg.retention_days, series_days=cfg.series_retention_days if cfg.group_by else 0)
         self.queries = 0  # started by this driver
-        self.watch = Watch()  # lag, metrics and the offsets mirror, once the lease is taken
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -98,61 +125,65 @@ class Job:
             return errors.EXIT_OK
 
     def connect_and_supervise(self) -> int:
+        """Connects, checks the database, builds what the job works with (the metrics endpoint is
+        taken before the lease: a port in use is a config error, and no lease is taken for it),
+        takes the lease, then supervises queries until the job ends."""
         cfg = self.cfg
-        conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
+        subscription = Subscription.of(cfg, session.jvm(self.spark))
+        listener = progress.install(self.spark)
+        job_watch = watch.build(cfg, session.jvm(self.spark), lambda: listener.ends)
         try:
-            series = SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series) if cfg.group_by else None
-            self.subscription = Subscription.of(cfg, session.jvm(self.spark))
-            job_store = store.Store(conn, cfg.job_name, self.subscription, cfg.counts_table, self.hooks, series)
-            self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
-            sharing = self.mysql("claiming the counts table", lambda: job_store.claim_counts_table(cfg.share_counts_table))
-            if sharing:
-                log.info("COUNTS_TABLE %s is shared with job(s) %s (SHARE_COUNTS_TABLE)", cfg.counts_table, sharing)
-            if cfg.retention_days or self.retention.series_days:
-                self.mysql("checking what retention needs", lambda: retention.check_ready(conn, self.retention))
-            reattempt = yarn_reattempt(self.spark, os.environ)
-            endpoint = watch.endpoint(cfg)
-            epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
-            log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
-            listener = progress.install(self.spark)
-            self.watch = watch.build(cfg, session.jvm(self.spark), lambda: listener.ends)
-            self.watch.leased(epoch)
-            if series:
-                series.on_commit = self.watch.series_counted
-            self.identity = topic_metadata.TopicIdentity(self.spark, cfg)
+            conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
             try:
-                return self.supervise(job_store)
+                series = (SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series, on_commit=job_watch.series_counted)
+                          if cfg.group_by else None)
+                job_store = store.Store(conn, cfg.job_name, subscription, cfg.counts_table, self.hooks, series)
+                self.check_database(job_store)
+                reattempt = yarn_reattempt(self.spark, os.environ)
+                endpoint = watch.endpoint(cfg)
+                epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
+                log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
+                job_watch.leased(epoch)
+                identity = topic_metadata.TopicIdentity(self.spark, cfg)
+                try:
+                    return self.supervise(Leased(job_store, subscription, job_watch, identity))
+                finally:
+                    identity.close()
             finally:
-                self.identity.close()
-                self.watch.close()
+                conn.close()
         finally:
-            conn.close()
+            job_watch.close()
 
-    def supervise(self, job_store: store.Store) -> int:
-        failures: list[float] = []
+    def check_database(self, job_store: store.Store) -> None:
+        """The schema, the counts table's claim and what retention needs, before the lease."""
+        cfg = self.cfg
+        self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
+        sharing = self.mysql("claiming the counts table", lambda: job_store.claim_counts_table(cfg.share_counts_table))
+        if sharing:
+            log.info("COUNTS_TABLE %s is shared with job(s) %s (SHARE_COUNTS_TABLE)", cfg.counts_table, sharing)
+        if cfg.retention_days or self.retention.series_days:
+            self.mysql("checking what retention needs", lambda: retention.check_ready(job_store.conn, self.retention))
+
+    def supervise(self, leased: Leased) -> int:
+        policy = RestartPolicy()
         while True:
-            resume = self.prepare(job_store)
+            resume = self.prepare(leased)
             try:
-                return self.run_query(job_store, resume)
+                return self.run_query(leased, resume)
             except QueryFailed as failure:
-                now = time.monotonic()
-                failures = [t for t in failures if now - t < RESTART_WINDOW] + [now]
-                if len(failures) > MAX_RESTARTS:
-                    raise JobStop(f"the streaming query failed {len(failures)} times within {RESTART_WINDOW} s, "
-                                  f"last: {failure}. Nothing was half-committed; see the log above.") from None
-                delay = min(2 ** len(failures), 30)
+                delay = policy.delay_after(failure)
                 log.warning("query failed (%s); restarting from the offsets stored in MySQL in %d s", failure, delay)
-                self.watch.query_restarted()
+                leased.watch.query_restarted()
                 self.sleep(delay)
 
-    def prepare(self, job_store: store.Store) -> start_plan.Resume:
+    def prepare(self, leased: Leased) -> start_plan.Resume:
         """Reads what MySQL holds and the topics as Kafka holds them, plans where every partition
         starts (start_plan.plan_start: DataLossError, or what to record), logs and stores the plan:
         where a new query starts."""
-        cfg = self.cfg
+        cfg, job_store = self.cfg, leased.store
         start = self.mysql("reading stored offsets", job_store.load_start)
         try:  # a topic missing at the first start is a config error; one deleted under the job may come back
-            found = retry("reading topic metadata", self.read_topics,
+            found = retry("reading topic metadata", lambda: self.read_topics(leased),
                           cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable) and (
                               self.queries > 0 or not isinstance(error, topic_metadata.TopicMissing)), self.sleep)
         except topic_metadata.TopicMissing as missing:
@@ -170,7 +201,7 @@ class Job:
         partitions = {topic: state.partitions for topic, state in found.items()}
         if not found:
             log.info("job %r: %s matches no topic yet: waiting; a matching topic created later is read from its "
-                     "first record", cfg.job_name, self.subscription)
+                     "first record", cfg.job_name, leased.subscription)
         else:
             log.info("job %r: topics %s, resuming from %s", cfg.job_name, ", ".join(
                 f"{topic!r} (ID {state.topic_id}, partitions {state.partitions})" for topic, state in found.items()),
@@ -180,25 +211,26 @@ class Job:
         return start_plan.Resume(plan.offsets, sum(len(p) for p in partitions.values()), begin, plan.topic_ids,
                                  plan.seen, plan.away)
 
-    def read_topics(self) -> dict[str, topic_metadata.TopicState]:
+    def read_topics(self, leased: Leased) -> dict[str, topic_metadata.TopicState]:
         """The topics read now, as Kafka holds them: the listed ones (TopicMissing for one that does
         not exist), or those the pattern matches (one deleted while listed: try again)."""
-        subscription = self.subscription
-        names = subscription.current(self.identity.list_topics() if subscription.is_pattern else ())
+        subscription, identity = leased.subscription, leased.identity
+        names = subscription.current(identity.list_topics() if subscription.is_pattern else ())
         try:
-            return topic_metadata.describe_topics(self.spark, self.cfg, self.identity, names)
+            return topic_metadata.describe_topics(self.spark, self.cfg, identity, names)
         except topic_metadata.TopicMissing as missing:
             if subscription.is_pattern:
                 raise topic_metadata.KafkaUnavailable(f"{missing} (listed a moment ago); trying again") from None
             raise
 
-    def run_query(self, job_store: store.Store, resume: start_plan.Resume) -> int:
+    def run_query(self, leased: Leased, resume: start_plan.Resume) -> int:
+        job_store = leased.store
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
-            committer = BatchCommitter(self.cfg, job_store, resume, self.retention, location, self.watch,
-                                       topic_now=self.identity.current)
+            committer = BatchCommitter(self.cfg, job_store, resume, self.retention, location, leased.watch,
+                                       topic_now=leased.identity.current)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
-            stream = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets, self.subscription)
+            stream = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets, leased.subscription)
             lines = self.classify(stream, Contract.of(self.cfg))
             query = (lines.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")

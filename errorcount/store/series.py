@@ -63,11 +63,12 @@ class SeriesStore:
     between batches (this instance is the job's one writer while its lease holds); a transaction
     that did not commit drops it, and the next batch reads it again."""
 
-    def __init__(self, job: str, group_by: str, max_series: int):
+    def __init__(self, job: str, group_by: str, max_series: int,
+                 on_commit: Callable[[int, int, int], None] = lambda registered, limit, overflow_lines: None):
         self.job, self.group_by, self.max_series = job, group_by, max_series
         self.registry: Registry | None = None
         self.overflow_logged = False
-        self.on_commit: Callable[[int, int, int], None] = lambda registered, limit, overflow_lines: None  # metrics
+        self.on_commit = on_commit  # after a commit: (series registered, MAX_SERIES, overflow lines), for the metrics
 
     def load(self, cursor) -> Registry:
         cursor.execute(SELECT_SERIES, (self.job,))
