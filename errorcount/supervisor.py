@@ -18,7 +18,7 @@ from pyspark.sql import SparkSession
 
 from errorcount import errors, faults, offsets, session, start_plan, store
 from errorcount.batch import checkpoint
-from errorcount.batch.commit import BatchCommitter
+from errorcount.batch.handler import BatchCommitter
 from errorcount.config.load import Config
 from errorcount.errors import ConfigError, JobStop
 from errorcount.kafka import topic_metadata
@@ -227,7 +227,7 @@ class Job:
         job_store = leased.store
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
             committer = BatchCommitter(self.cfg, job_store, resume, self.retention, location, leased.watch,
-                                       topic_now=leased.identity.current)
+                                       topic_now=leased.identity.current, hooks=self.hooks)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             stream = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets, leased.subscription)
@@ -253,15 +253,20 @@ class Job:
 def await_stop(query, committer: BatchCommitter, stop_requested: Callable[[], bool]) -> None:
     """Returns once a stop is requested while the query runs. Raises why it ended otherwise: the
     JobStop a batch or a commit raised (its exit code is owed), else QueryFailed (restarted)."""
+    def ended(otherwise: str) -> Exception:
+        failure = committer.ended_by()
+        if isinstance(failure, JobStop):
+            return failure
+        return QueryFailed(f"committing a batch: {first_line(failure)}" if failure is not None else otherwise)
+
     try:
         while not stop_requested():
-            failed = committer.failed_commit()  # an overlapped commit, maybe with no batch after it yet
-            if failed is not None:
+            if committer.ended_by() is not None:  # an overlapped commit failed, maybe with no batch after it yet
                 query.stop()
-                raise failed if isinstance(failed, JobStop) else QueryFailed(f"committing a batch: {first_line(failed)}")
+                raise ended("")
             # True once the query has ended (raising what it failed with): the query's own end, not
             # isActive, so an end between two looks never loses the JobStop that caused it.
             if query.awaitTermination(0.5):
-                raise committer.ended_by() or QueryFailed("the query stopped by itself")
+                raise ended("the query stopped by itself")
     except StreamingQueryException as error:
-        raise (committer.ended_by() or QueryFailed(first_line(error))) from None
+        raise ended(first_line(error)) from None

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta
 import pytest
 
 from errorcount import store
-from errorcount.batch.commit import BatchCommitter, Counted
+from errorcount.batch.commit import Counted
+from errorcount.batch.handler import BatchCommitter
 from errorcount.config.load import load_config
 from errorcount.errors import FencedError
 from errorcount.offsets import TopicPartition as TP
@@ -80,7 +81,7 @@ def test_a_batch_commits_behind_the_caller_and_the_next_waits_for_it(admin, job)
     second.join(60)
     assert seen_at_hand_over and seen_at_hand_over[0] >= 1  # batch 0's row was there when batch 1 went ahead
     committer.close()
-    assert committer.stored == {TP(topic, 0): 25} and committer.failed_commit() is None
+    assert committer.stored == {TP(topic, 0): 25} and committer.ended_by() is None
     assert query(admin, f"SELECT log_time, log_count FROM `{table}` ORDER BY log_time") == [
         (at_minute(MINUTE), 10), (at_minute(MINUTE + 1), 15)]
     ledger = query(admin, "SELECT offsets_before, offsets_after FROM ingest_batches WHERE job = %s ORDER BY id", (name,))
@@ -91,8 +92,8 @@ def test_after_a_failed_commit_no_later_batch_commits(admin, job):
     name, topic, table, committer = job
     query(admin, "UPDATE job_leases SET epoch = epoch + 1, owner = 'another' WHERE job = %s", (name,))
     committer.hand_over(counted(0, topic, 0, 10))  # fenced on the committing thread
-    wait_until(lambda: committer.failed_commit() is not None, 30, "batch 0's commit to fail")
-    assert isinstance(committer.failed_commit(), FencedError)
+    wait_until(lambda: committer.ended_by() is not None, 30, "batch 0's commit to fail")
+    assert isinstance(committer.ended_by(), FencedError)
     with pytest.raises(FencedError, match="taken over by another instance"):
         committer.hand_over(counted(1, topic, 10, 25))  # raised to Spark: the query fails, batch 1 uncommitted
     with pytest.raises(FencedError):

@@ -4,7 +4,8 @@ fails while the job stops. No Spark: a query is anything with awaitTermination a
 import pytest
 from pyspark.errors import StreamingQueryException
 
-from errorcount.batch.commit import BatchCommitter, Counted
+from errorcount.batch.commit import Counted
+from errorcount.batch.handler import BatchCommitter
 from errorcount.config.load import load_config
 from errorcount.errors import EXIT_DATA_LOSS, EXIT_INTERNAL, DataLossError, JobStop
 from errorcount.offsets import TopicPartition as TP
@@ -47,7 +48,7 @@ def committer(tmp_path, overlap: bool = False) -> BatchCommitter:
 
 def test_a_query_ended_by_a_jobstop_between_two_looks_ends_the_driver_with_its_code(tmp_path):
     batches = committer(tmp_path)
-    batches._failure = DataLossError("batch 3 starts before the stored offset")  # what __call__ records
+    batches.commits.record(DataLossError("batch 3 starts before the stored offset"))  # what __call__ records
     with pytest.raises(DataLossError) as ended:
         await_stop(EndingQuery(2, StreamingQueryException(message="foreachBatch failed")), batches, lambda: False)
     assert ended.value.exit_code == EXIT_DATA_LOSS

@@ -1,0 +1,154 @@
+"""The foreachBatch handler of one streaming query, in two steps: count (errorcount/batch/count.py:
+one Spark job, and a second only to keep every dead letter) gives a complete, frozen BatchSummary;
+commit (errorcount/batch/commit.py) stores it in one MySQL transaction, in batch order
+(errorcount/batch/in_order.py), after the topics were checked (errorcount/batch/topic_guard.py)."""
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from pyspark.sql import DataFrame
+
+from errorcount import offsets, store
+from errorcount.batch import checkpoint
+from errorcount.batch.commit import CommitStep, Counted
+from errorcount.batch.count import count_planned
+from errorcount.batch.in_order import InOrder
+from errorcount.batch.topic_guard import TopicGuard
+from errorcount.config.load import Config
+from errorcount.errors import JobStop
+from errorcount.faults import NO_FAULTS, Hooks
+from errorcount.observe.watch import Watch
+from errorcount.pipeline.aggregate import dead_letter_slots
+from errorcount.retry import first_line
+from errorcount.start_plan import Resume
+from errorcount.store import mysql
+from errorcount.store.retention import Retention
+
+log = logging.getLogger(__name__)
+
+
+class BatchCommitter:
+    """Holds what this driver believes MySQL stores once the batch being committed is (`expected`,
+    from the Resume the query started from) and commits each batch on top of it.
+
+    `checkpoint` is the query's fresh checkpoint directory (its offset log tells each batch's size
+    ahead); the partitions at start spread DEAD_LETTER_LIMIT over them; `retention` prunes old rows
+    after a commit, when a pass is due. stop() waits for a batch boundary; ended_by() tells what
+    ended the query, if anything did: the one failure slot of its commits (InOrder).
+
+    With OVERLAP_COMMIT a batch's transaction runs on one committing thread while Spark reads and
+    counts the next batch. Transactions stay one at a time and in order: a batch is counted against
+    the offsets the previous one is committing (`expected`), waits for that commit before its own
+    starts, and is dropped, uncommitted, if it failed."""
+
+    def __init__(self, cfg: Config, job_store: store.Store, resume: Resume, retention: Retention, checkpoint: str,
+                 watch: Watch | None = None, topic_now: Callable[[list[str]], dict[str, str | None]] | None = None,
+                 hooks: Hooks = NO_FAULTS):
+        self.dead_letter_limit, self.single_task_max = cfg.dead_letter_limit, cfg.single_task_max_records
+        self.hooks = hooks
+        self.watch = watch or Watch()
+        self.guard = TopicGuard(resume.topic_ids, resume.given_up, topic_now, cfg.retry_seconds)
+        self.step = CommitStep(job_store, self.guard.ids, resume.stored, cfg.retry_seconds, mysql.failure_text(cfg),
+                               self.watch, retention, hooks)
+        self.commits = InOrder(cfg.overlap_commit)
+        self.checkpoint = checkpoint
+        self.slots = dead_letter_slots(cfg.dead_letter_limit, resume.partitions)
+        self.expected = dict(resume.stored)  # what MySQL holds once the batch being committed, if any, is
+        self.seen = dict(resume.seen)  # the end offsets seen that MySQL holds, once the batch being committed is
+        self._lock = threading.Lock()  # held for the whole of a batch
+        self._stopping = False
+
+    @property
+    def stored(self) -> offsets.Position:
+        """What MySQL is known to hold."""
+        return self.step.stored
+
+    def __call__(self, batch_df: DataFrame, batch_id: int) -> None:
+        """foreachBatch: `batch_df` holds one batch's classify_lines_df rows."""
+        with self._lock:
+            if self._stopping:
+                return  # stop requested: leave the batch uncommitted, it is read again next start
+            try:
+                self.process(batch_df, batch_id)
+            except JobStop as stop:
+                self.commits.record(stop)
+                raise
+
+    def ended_by(self) -> BaseException | None:
+        """What ended (or is ending) the query, if anything did: a batch's JobStop (fenced, data
+        loss, MySQL away for good) or a commit's failure; without waiting. The driver's loop ends
+        the query on it even when no further batch arrives."""
+        return self.commits.failure
+
+    def stop(self) -> offsets.Position:
+        """close(), then the offsets MySQL holds. A commit that failed is the stop's outcome: its
+        JobStop (close raises it), or any other failure as a JobStop of exit 1; never a clean exit."""
+        self.close()
+        failure = self.commits.failure
+        if failure is not None:
+            raise JobStop(f"the last batch's commit failed while the job stopped ({first_line(failure)}); "
+                          "nothing of it was stored, it is read again at the next start. See the log above.")
+        return dict(self.stored)
+
+    def close(self) -> None:
+        """Waits for an in-flight batch and the commit under way to commit or roll back, refuses
+        further batches and ends the committing thread: once this returns nothing else uses the
+        store's connection. A JobStop is raised (its exit code is owed); any other failure stays in
+        ended_by(), the query having failed anyway. Idempotent."""
+        with self._lock:  # a batch in foreachBatch may still be submitting its commit
+            self._stopping = True
+            try:
+                self.commits.wait()
+            except JobStop:
+                raise
+            except BaseException:  # noqa: BLE001  # kept in the failure slot
+                pass
+            finally:
+                self.commits.close()
+
+    def process(self, batch_df: DataFrame, batch_id: int) -> None:
+        started = time.monotonic()
+        ends = checkpoint.planned_offsets(self.checkpoint, batch_id)  # read once per batch
+        planned = self.planned_records(batch_id, ends)
+        one_task = planned is not None and planned <= self.single_task_max
+        cores = batch_df.sparkSession.sparkContext.defaultParallelism
+        summary = count_planned(batch_df, self.slots, self.dead_letter_limit, 1 if one_task else cores,
+                                self.hooks, self.expected, ends)
+        # Spark's planned end also moves past transaction markers and aborted records, which the
+        # rows never show: a batch of only those commits its offsets too, so nothing stalls.
+        after = offsets.batch_end(self.expected, summary.ranges, ends)
+        if after == self.expected:
+            return
+        offsets.check_no_overlap(self.expected, summary.ranges)
+        self.guard.check(batch_id, {tp.topic for tp in after})
+        plan = "one-task" if one_task else "parallel"
+        self.hand_over(Counted(batch_id, summary, self.expected, after, self.seen_now(after), plan, started,
+                               time.monotonic()))
+
+    def seen_now(self, after: offsets.Position) -> offsets.Position:
+        """The end offsets seen of the batch's partitions that MySQL does not hold yet: the newest
+        progress Spark reported (its latestOffset, errorcount/observe/progress.py), and `after` itself."""
+        ends = self.watch.ends() or {}
+        seen = {tp: max(o, ends.get(tp, 0)) for tp, o in after.items()}
+        return {tp: end for tp, end in seen.items() if end > self.seen.get(tp, -1)}
+
+    def hand_over(self, batch: Counted) -> None:
+        """Commits `batch` once the previous batch's commit is done (raising its failure instead, if
+        it failed): transactions one at a time, in batch order. With OVERLAP_COMMIT on the
+        committing thread, returning as soon as it is submitted; else here. Under the batch lock."""
+        self.commits.wait()
+        self.expected = batch.after
+        self.seen.update(batch.seen)
+        self.commits.run(lambda: self.step(batch))
+
+    def planned_records(self, batch_id: int, ends: offsets.Position | None = None) -> int | None:
+        """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
+        (`ends`, when the caller has read them) less the previous batch's (for the first batch,
+        less the stored offsets); None if unknown."""
+        ends = ends or checkpoint.planned_offsets(self.checkpoint, batch_id)
+        starts = (checkpoint.planned_offsets(self.checkpoint, batch_id - 1) if batch_id else None) or self.expected
+        if ends is None or not ends.keys() <= starts.keys():
+            return None  # e.g. a partition without a stored offset, starting at 'earliest'
+        return sum(max(end - starts[partition], 0) for partition, end in ends.items())

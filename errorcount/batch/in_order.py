@@ -1,0 +1,49 @@
+"""Commits one at a time and in batch order; with OVERLAP_COMMIT on one committing thread, while
+Spark reads and counts the next batch. One failure slot: the first failure of a commit (or the
+JobStop a batch raised, recorded by its handler) stops everything after it."""
+
+import contextlib
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+
+class InOrder:
+    def __init__(self, overlap: bool):
+        self._thread = ThreadPoolExecutor(1, "errorcount-commit") if overlap else None
+        self._pending: Future | None = None  # the commit under way on that thread
+        self.failure: BaseException | None = None  # the first failure; once set, nothing later runs
+
+    def record(self, failure: BaseException) -> None:
+        """Keeps the first failure only: it is why the query ends."""
+        if self.failure is None:
+            self.failure = failure
+
+    def run(self, commit: Callable[[], None]) -> None:
+        """Waits for the previous commit (raising the failure instead, if there is one), then runs
+        `commit`: on the committing thread, returning as soon as it is submitted, or here."""
+        self.wait()
+        if self._thread:
+            self._pending = self._thread.submit(self._recorded, commit)
+        else:
+            self._recorded(commit)
+
+    def _recorded(self, commit: Callable[[], None]) -> None:
+        try:
+            commit()
+        except BaseException as failure:
+            self.record(failure)
+            raise
+
+    def wait(self) -> None:
+        """Waits for the commit under way, if any; raises the failure, if there is one."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            with contextlib.suppress(BaseException):  # recorded by _recorded; raised below
+                pending.result()
+        if self.failure is not None:
+            raise self.failure
+
+    def close(self) -> None:
+        """Ends the committing thread (after wait(): nothing is under way)."""
+        if self._thread:
+            self._thread.shutdown()
