@@ -15,7 +15,7 @@ from errorcount.config.load import load_config
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import TopicState, plan_start
-from errorcount.store import mysql, retention, schema, series
+from errorcount.store import mysql, retention, schema, series, transactions
 from errorcount.store.series import SeriesStore
 from tests.support import app_password, local_stack, query, release_counts_table, unique
 
@@ -49,7 +49,7 @@ class Watching(pymysql.cursors.Cursor):
 def job_statements(counts_table: str, mariadb: bool) -> set[str]:
     """Every SQL statement constant of the modules the job writes and reads through, as it runs on this server."""
     found = set()
-    for module in (store, series, schema, retention):
+    for module in (transactions, series, schema, retention):
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, str) and SQL.match(value):
                 found.add(mysql.for_server(value.replace("{table}", counts_table), mariadb))
