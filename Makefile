@@ -75,7 +75,7 @@ report: venv ## Draw errors, rejects, commits and the top series per minute as .
 check: lint typecheck java ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
-differential: java ## The JVM classifier against errorcount/testkit/pyparse.py, pyformats.py and pydims.py on DIFFERENTIAL_VALUES (3000000) values per format
+differential: java ## The JVM classifier against tests/oracles/pyparse.py, pyformats.py and pydims.py on DIFFERENTIAL_VALUES (3000000) values per format
 	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/pipeline/test_classify_differential.py tests/unit/pipeline/test_classify_formats_differential.py tests/unit/config/test_dimensions.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config/config_type.py and the table of docs/configuration.md from errorcount/config/settings.py
@@ -107,7 +107,7 @@ test-mysql: venv java jars ## The tests marked `mysql` again on real MySQL 8.0 (
 	MYSQL_SERVER=mysql $(PY) -m pytest -m mysql tests/integration tests/faults
 
 chaos: java up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes .local/chaos/RELIABILITY.md (CHAOS_REPORT=docs/RELIABILITY.md for the documented run)
-	$(PY) -m errorcount.tools.chaos --report "$${CHAOS_REPORT:-.local/chaos/RELIABILITY.md}" $(CHAOS_ARGS)
+	$(PY) -m tests.chaos.run --report "$${CHAOS_REPORT:-.local/chaos/RELIABILITY.md}" $(CHAOS_ARGS)
 
 bench: java jars up ## Measure the job against Kafka's read ceiling and the alternatives (BENCH_LINES=5000000); writes bench/
 	$(PY) -m bench

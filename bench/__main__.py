@@ -18,8 +18,9 @@ import pyspark
 
 from bench import corpus, dimensions, phases, report, steady, topics
 from errorcount.config.load import interval_seconds, load_config
-from errorcount.tools import admin_db, harness
 from errorcount.tools.localenv import local_stack
+from tests.harness import admin_db
+from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASES = "asbcdgxtkefwp"

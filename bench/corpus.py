@@ -1,7 +1,7 @@
 """The bench corpus: deterministic, seeded log lines of ~100 bytes, ~15 % ERROR, ~5 % malformed,
 spread over a few hours of minutes, with the expected per-minute counts computed here in plain
 Python (never with the job's parser), so every variant's error_log can be checked against it.
-The access and json corpora come from errorcount/testkit/samples.py (expectations computed there)."""
+The access and json corpora come from errorcount/tools/samples.py (expectations computed there)."""
 
 import json
 import random
@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin, produce
+from errorcount.tools import kafka_admin, produce, samples
 
 CORPUS_VERSION = 2  # bump when the generator changes: the topic name carries it
 START = datetime(2026, 1, 5, 6, 0)

@@ -15,8 +15,8 @@ from errorcount.offsets import Position, TopicPartition
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.store import mysql
 from errorcount.store.series import SeriesStore
-from errorcount.testkit import samples
-from errorcount.tools import admin_db
+from errorcount.tools import samples
+from tests.harness import admin_db
 
 GROUP_BY = corpora.GROUP_BY  # two dimensions per format
 GOAL = 0.9        # (b) with GROUP_BY >= 0.9 x without, per format

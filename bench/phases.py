@@ -10,9 +10,10 @@ from pathlib import Path
 
 from bench import procs
 from bench.corpus import Corpus
-from errorcount.testkit import samples
-from errorcount.tools import admin_db, harness, kafka_admin
+from errorcount.tools import kafka_admin, samples
 from errorcount.tools.localenv import local_stack
+from tests.harness import admin_db
+from tests.harness import drivers as harness
 
 ROOT = procs.ROOT
 DATABASE = "errorcount_bench"
@@ -46,7 +47,7 @@ def reset() -> "admin_db.pymysql.Connection":
 
 def job_env(job: str, topic: str, **extra: str) -> dict[str, str]:
     """A bench driver: the local stack (its own database), a non-UTC zone, run.sh's defaults otherwise."""
-    return {**harness.driver_env(job, topic), "MYSQL_DATABASE": DATABASE, "RUN_CREATE_TOPIC": "0",
+    return {**harness.driver_env(job, topic), "MYSQL_DATABASE": DATABASE,
             "MYSQL_PASSWORD_FILE": str(ROOT / ".local" / "secrets" / "mysql_password"),
             "TZ": "Asia/Kolkata", "PYTHONPATH": str(ROOT), **extra}
 
@@ -122,14 +123,14 @@ def spark_source_only(corpus: Corpus, log_dir: Path) -> dict:
             "peak_rss_mb": rss_peaks(driver.rss.samples), "cpu_s": cpu, "cpu_steal_share": steal.share()}
 
 
-def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, app_main: str = "errorcount/main.py", **env: str) -> dict:
+def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, driver: str = "errorcount/main.py", **env: str) -> dict:
     """(b) or (d): a fresh job reads the whole topic (or every topic of a comma-separated
     corpus.topic); figures from its batch log lines."""
     conn = reset()
     job = f"bench-{name}"
     topics = corpus.topic.split(",")
     ends = {topic: kafka_admin.end_offsets(topic) for topic in topics}
-    driver = procs.Driver(log_dir / f"{name}.log", job_env(job, corpus.topic, **env), app_main)
+    driver = procs.Driver(log_dir / f"{name}.log", job_env(job, corpus.topic, **env), driver)
     steal = procs.Steal()
     try:
         wait_for_driver(driver, lambda: {t: admin_db.stored_offsets(conn, job, t) for t in topics} == ends, 3600,

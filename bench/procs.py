@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errorcount.observe import logline
-from errorcount.tools import harness
+from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
 NMT_LINE = re.compile(r"^-\s+(\S[^(]*?)\s+\(reserved=\d+KB, committed=(\d+)KB", re.MULTILINE)
@@ -175,12 +175,12 @@ class RssSampler:
 
 
 class Driver(harness.Driver):
-    """A driver under measurement: the shared launcher (errorcount/tools/harness.py) with a
+    """A driver under measurement: the shared launcher (tests/harness/drivers.py) with a
     resident-memory sampler; a stop that hangs ends in a SIGKILL rather than a failed run."""
 
-    def __init__(self, log_path: Path, env: dict[str, str], app_main: str = "errorcount/main.py"):
-        super().__init__(log_path, env, app_main=app_main)
-        self.rss = RssSampler(self.process.pid, os.path.basename(app_main)).start()
+    def __init__(self, log_path: Path, env: dict[str, str], driver: str = "errorcount/main.py"):
+        super().__init__(log_path, env, driver=driver, create_topic=False)  # the bench makes its topics
+        self.rss = RssSampler(self.process.pid, os.path.basename(driver)).start()
 
     def jvm_pid(self) -> int | None:
         return next((pid for pid in descendants(self.process.pid) if is_java(cmdline(pid))), None)

@@ -1,6 +1,6 @@
 """Where a batch's time goes, per record: the job's transforms applied one after another to
 the same range of the corpus topic as plain batch reads, each timed warm (best of 3 after one
-warm-up run). Run by `make bench` through scripts/run.sh (APP_MAIN); prints one PROFILE line."""
+warm-up run). Run by `make bench` through scripts/run.sh (--driver); prints one PROFILE line."""
 
 import json
 import os

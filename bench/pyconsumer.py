@@ -1,5 +1,5 @@
 """(c) What a user would write instead of the Spark job: one Python process with confluent-kafka,
-the same parsing contract (errorcount/testkit/pyparse.py) and the same MySQL transaction per batch as the job
+the same parsing contract (tests/oracles/pyparse.py) and the same MySQL transaction per batch as the job
 (errorcount/store/transactions.py commit_batch: lease check, counts upsert, offsets, ledger row).
 
     python -m bench.pyconsumer --until '{"0": 500000, ...}'    (config from the environment)
@@ -21,7 +21,7 @@ from errorcount import offsets, store
 from errorcount.config.load import load_config
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.store import mysql
-from errorcount.testkit import pyparse
+from tests.oracles import pyparse
 
 
 @dataclass

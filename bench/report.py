@@ -221,7 +221,7 @@ def format_lines(results: dict) -> list[str]:
     formats, app = results.get("formats"), results.get("b_job")
     if not formats or not app:
         return []
-    lines = ["Per LOG_FORMAT: (b) on a corpus of each format (errorcount/testkit/samples.py for access and json), "
+    lines = ["Per LOG_FORMAT: (b) on a corpus of each format (errorcount/tools/samples.py for access and json), "
              "as many records, every count exact; app is (b) above. MB/s: record values read per second.", "",
              "| format | records/s | MB/s | mean value bytes | warm records/s | x app | first batch s | settings |",
              "|---|---:|---:|---:|---:|---:|---:|---|"]

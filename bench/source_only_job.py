@@ -2,7 +2,7 @@
 maxOffsetsPerTrigger and trigger, from the job's configuration), with a foreachBatch that only
 counts the batch's rows and commits nothing. Its batch lines (errorcount/observe/logline.py) are read as
 (b)'s are, so its warm rate is taken exactly as (b)'s. Run by the bench through scripts/run.sh
-(APP_MAIN); it reads from the earliest offsets until stopped."""
+(--driver); it reads from the earliest offsets until stopped."""
 
 import logging
 import os
@@ -14,7 +14,9 @@ import time
 from pyspark.sql import DataFrame, SparkSession
 
 from errorcount.batch import checkpoint
-from errorcount.config.load import load_config
+from errorcount.config.load import load_config, topics
+from errorcount.kafka.client import KafkaClient
+from errorcount.kafka.subscription import Subscription
 from errorcount.main import configure_logging
 from errorcount.observe import logline
 from errorcount.pipeline import source
@@ -39,7 +41,8 @@ def main() -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with checkpoint.fresh() as location:
-        query = (source.kafka_stream_df(spark, cfg, "earliest").writeStream
+        options = source.source_options(KafkaClient.of(cfg), Subscription(topics(cfg)), "earliest", cfg.max_offsets_per_trigger)
+        query = (source.kafka_stream_df(spark, options).writeStream
                  .trigger(processingTime=cfg.trigger_interval).foreachBatch(count_only)
                  .option("checkpointLocation", "file://" + location).start())
         while query.isActive and not stop.is_set():

@@ -18,7 +18,9 @@ from confluent_kafka import Consumer, TopicPartition
 from bench import procs
 from bench.corpus import Generator
 from bench.phases import BenchError, check_exact, job_env, reset, wait_for_driver
-from errorcount.tools import admin_db, harness, kafka_admin, produce
+from errorcount.tools import kafka_admin, produce
+from tests.harness import admin_db
+from tests.harness import drivers as harness
 
 WARM_UP_S = 30  # records of the first seconds (JIT warm-up) are left out of the latency figures
 IDLE_S = 20     # after the steady state: how long the drained job is watched with nothing to read

@@ -15,7 +15,6 @@ from errorcount import __version__, errors, faults
 from errorcount.config.load import load_config
 from errorcount.errors import JobStop
 from errorcount.observe import logline
-from errorcount.pipeline.classify import Classify, classify_lines_df
 from errorcount.session import build_session
 from errorcount.supervisor import Job
 
@@ -51,9 +50,8 @@ def configure_logging(env) -> None:
     logging.basicConfig(handlers=[handler], level=logging.INFO, format=logline.LOG_FORMAT)
 
 
-def main(argv: list[str] | None = None, classify: Classify = classify_lines_df) -> int:
-    """The driver: config, session, the job (source -> classify -> aggregate -> store), exit code.
-    `classify` is the parse (the bench's naive variant passes its own)."""
+def main(argv: list[str] | None = None) -> int:
+    """The driver: config, session, the job (source -> classify -> aggregate -> store), exit code."""
     configure_logging(os.environ)
     logging.Formatter.converter = time.gmtime  # log times in UTC, like the minute keys
     logging.getLogger("py4j").setLevel(logging.WARNING)  # one line per callback otherwise
@@ -63,10 +61,10 @@ def main(argv: list[str] | None = None, classify: Classify = classify_lines_df) 
         cfg = load_config(sys.argv[1:] if argv is None else argv, os.environ)
         logging.getLogger().setLevel(cfg.log_level)
         log.info("errorcount %s, job %r, topics %r", __version__, cfg.job_name, cfg.kafka_topic or cfg.kafka_topic_pattern)
-        spark = build_session(cfg)
+        spark = build_session(cfg.job_name)
         install_signal_handlers(stop)  # again: SparkContext put its own SIGINT handler in place
         try:
-            return Job(cfg, spark, stop, classify, faults.from_env(os.environ)).run()
+            return Job(cfg, spark, stop, faults.from_env(os.environ)).run()
         finally:
             spark.stop()
     except JobStop as failure:

@@ -5,12 +5,11 @@ from typing import Any
 from py4j.java_gateway import JavaClass
 from pyspark.sql import SparkSession
 
-from errorcount.config.load import Config
 from errorcount.errors import ConfigError
 
 
-def build_session(cfg: Config) -> SparkSession:
-    spark = SparkSession.builder.appName(f"errorcount[{cfg.job_name}]").getOrCreate()
+def build_session(job_name: str) -> SparkSession:
+    spark = SparkSession.builder.appName(f"errorcount[{job_name}]").getOrCreate()
     if spark.conf.get("spark.sql.streaming.checkpointLocation", None):
         raise ConfigError("spark.sql.streaming.checkpointLocation is set: Spark would resume from that "
                           "checkpoint and silently ignore the offsets stored in MySQL. Unset it for this job.")

@@ -18,15 +18,17 @@ from pyspark.sql import SparkSession
 
 from errorcount import errors, faults, offsets, session, start_plan, store
 from errorcount.batch import checkpoint
-from errorcount.batch.handler import BatchCommitter
-from errorcount.config.load import Config
+from errorcount.batch.handler import BatchCommitter, BatchSettings
+from errorcount.config.load import Config, topics
 from errorcount.errors import ConfigError, JobStop
 from errorcount.kafka import topic_metadata
+from errorcount.kafka.admin import KafkaAdmin
+from errorcount.kafka.client import KafkaClient, KafkaUnavailable, TopicMissing
 from errorcount.kafka.subscription import Subscription
 from errorcount.observe import logline, progress, watch
-from errorcount.observe.watch import Watch
-from errorcount.pipeline import source
-from errorcount.pipeline.classify import Classify, Contract, classify_lines_df
+from errorcount.observe.watch import Watch, WatchSettings
+from errorcount.pipeline import classify, source
+from errorcount.pipeline.classify import Contract
 from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
 from errorcount.store import mysql, retention
@@ -76,26 +78,27 @@ class RestartPolicy:
 @dataclass(frozen=True)
 class Leased:
     """What the job works with while it holds the lease: its store (under the epoch taken), the
-    topics it reads, what the outside sees, and the admin client that asks Kafka for topic IDs."""
+    topics it reads, what the outside sees, and the one Kafka admin client (topic IDs and lists)."""
 
     store: store.Store
     subscription: Subscription
     watch: Watch
-    identity: topic_metadata.TopicIdentity
+    admin: KafkaAdmin
 
 
 class Job:
-    """`classify` turns the Kafka source's rows into classified lines (errorcount/pipeline/classify.py's
-    classify_lines_df; the bench passes its naive UDF variant)."""
+    """The job under one driver: `stop` is set by a stop signal (or the stop marker); `hooks` are
+    the test fault points (inert unless ERRORCOUNT_FAULT). The composition root: the one place the
+    whole Config is read; each collaborator gets the few settings it uses."""
 
-    def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event,
-                 classify: Classify = classify_lines_df, hooks: faults.Hooks = faults.NO_FAULTS):
-        self.cfg, self.spark, self.stop, self.classify, self.hooks = cfg, spark, stop, classify, hooks
+    def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event, hooks: faults.Hooks = faults.NO_FAULTS):
+        self.cfg, self.spark, self.stop, self.hooks = cfg, spark, stop, hooks
         self.owner = f"{socket.gethostname()} pid {os.getpid()} app {spark.sparkContext.applicationId}"
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
         self.sleep = stoppable_sleep(self.stop_requested)
-        self.describe = mysql.failure_text(cfg)  # how a MySQL failure reads in the log
+        self.describe = mysql.failure_text(cfg.mysql_host, cfg.mysql_port)  # how a MySQL failure reads in the log
+        self.kafka = KafkaClient.of(cfg)
         # outlives query restarts; per-dimension counts are pruned only while GROUP_BY is on
         self.retention = retention.Retention(cfg.retention_days, series_days=cfg.series_retention_days if cfg.group_by else 0)
         self.queries = 0  # started by this driver
@@ -128,31 +131,36 @@ class Job:
         """Connects, checks the database, builds what the job works with (the metrics endpoint is
         taken before the lease: a port in use is a config error, and no lease is taken for it),
         takes the lease, then supervises queries until the job ends."""
-        cfg = self.cfg
-        subscription = Subscription.of(cfg, session.jvm(self.spark))
+        cfg, jvm = self.cfg, session.jvm(self.spark)
+        subscription = Subscription.of(topics(cfg), cfg.kafka_topic_pattern, jvm)
         listener = progress.install(self.spark)
-        job_watch = watch.build(cfg, session.jvm(self.spark), lambda: listener.ends)
+        admin = KafkaAdmin(jvm, self.kafka)
         try:
-            conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
+            job_watch = watch.build(WatchSettings.of(cfg), admin, lambda: listener.ends)
             try:
-                series = (SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series, on_commit=job_watch.series_counted)
-                          if cfg.group_by else None)
-                job_store = store.Store(conn, cfg.job_name, subscription, cfg.counts_table, self.hooks, series)
-                self.check_database(job_store)
-                reattempt = yarn_reattempt(self.spark, os.environ)
-                endpoint = watch.endpoint(cfg)
-                epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
-                log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
-                job_watch.leased(epoch)
-                identity = topic_metadata.TopicIdentity(self.spark, cfg)
-                try:
-                    return self.supervise(Leased(job_store, subscription, job_watch, identity))
-                finally:
-                    identity.close()
+                return self.lease_and_supervise(subscription, job_watch, admin)
             finally:
-                conn.close()
+                job_watch.close()  # the lag mirror's thread, before the admin client it writes through
         finally:
-            job_watch.close()
+            admin.close()
+
+    def lease_and_supervise(self, subscription: Subscription, job_watch: Watch, admin: KafkaAdmin) -> int:
+        """On the job's MySQL connection: the database checked, the lease taken, queries supervised."""
+        cfg = self.cfg
+        conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
+        try:
+            series = (SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series, on_commit=job_watch.series_counted)
+                      if cfg.group_by else None)
+            job_store = store.Store(conn, cfg.job_name, subscription, cfg.counts_table, self.hooks, series)
+            self.check_database(job_store)
+            reattempt = yarn_reattempt(self.spark, os.environ)
+            endpoint = WatchSettings.of(cfg).endpoint()
+            epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
+            log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
+            job_watch.leased(epoch)
+            return self.supervise(Leased(job_store, subscription, job_watch, admin))
+        finally:
+            conn.close()
 
     def check_database(self, job_store: store.Store) -> None:
         """The schema, the counts table's claim and what retention needs, before the lease."""
@@ -162,7 +170,7 @@ class Job:
         if sharing:
             log.info("COUNTS_TABLE %s is shared with job(s) %s (SHARE_COUNTS_TABLE)", cfg.counts_table, sharing)
         if cfg.retention_days or self.retention.series_days:
-            self.mysql("checking what retention needs", lambda: retention.check_ready(job_store.conn, self.retention))
+            self.mysql("checking what retention needs", lambda: retention.check_ready(job_store, self.retention))
 
     def supervise(self, leased: Leased) -> int:
         policy = RestartPolicy()
@@ -184,9 +192,9 @@ class Job:
         start = self.mysql("reading stored offsets", job_store.load_start)
         try:  # a topic missing at the first start is a config error; one deleted under the job may come back
             found = retry("reading topic metadata", lambda: self.read_topics(leased),
-                          cfg.retry_seconds, lambda error: isinstance(error, topic_metadata.KafkaUnavailable) and (
-                              self.queries > 0 or not isinstance(error, topic_metadata.TopicMissing)), self.sleep)
-        except topic_metadata.TopicMissing as missing:
+                          cfg.retry_seconds, lambda error: isinstance(error, KafkaUnavailable) and (
+                              self.queries > 0 or not isinstance(error, TopicMissing)), self.sleep)
+        except TopicMissing as missing:
             raise ConfigError(str(missing)) from None
         plan = start_plan.plan_start(start.rows, found, start.first_start, cfg.starting_offsets,
                                      cfg.on_data_loss == "skip")
@@ -214,24 +222,25 @@ class Job:
     def read_topics(self, leased: Leased) -> dict[str, topic_metadata.TopicState]:
         """The topics read now, as Kafka holds them: the listed ones (TopicMissing for one that does
         not exist), or those the pattern matches (one deleted while listed: try again)."""
-        subscription, identity = leased.subscription, leased.identity
-        names = subscription.current(identity.list_topics() if subscription.is_pattern else ())
+        subscription, admin = leased.subscription, leased.admin
+        names = subscription.current(admin.list_topics() if subscription.is_pattern else ())
         try:
-            return topic_metadata.describe_topics(self.spark, self.cfg, identity, names)
-        except topic_metadata.TopicMissing as missing:
+            return topic_metadata.describe_topics(session.jvm(self.spark), self.kafka, admin, names)
+        except TopicMissing as missing:
             if subscription.is_pattern:
-                raise topic_metadata.KafkaUnavailable(f"{missing} (listed a moment ago); trying again") from None
+                raise KafkaUnavailable(f"{missing} (listed a moment ago); trying again") from None
             raise
 
     def run_query(self, leased: Leased, resume: start_plan.Resume) -> int:
         job_store = leased.store
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
-            committer = BatchCommitter(self.cfg, job_store, resume, self.retention, location, leased.watch,
-                                       topic_now=leased.identity.current, hooks=self.hooks)
+            committer = BatchCommitter(BatchSettings.of(self.cfg), job_store, resume, self.retention, location,
+                                       self.describe, leased.watch, topic_now=leased.admin.topic_ids, hooks=self.hooks)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
-            stream = source.kafka_stream_df(self.spark, self.cfg, resume.starting_offsets, leased.subscription)
-            lines = self.classify(stream, Contract.of(self.cfg))
+            stream = source.kafka_stream_df(self.spark, source.source_options(
+                self.kafka, leased.subscription, resume.starting_offsets, self.cfg.max_offsets_per_trigger))
+            lines = classify.classify_lines_df(stream, Contract.of(self.cfg))
             query = (lines.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")
                      .option("checkpointLocation", "file://" + location)

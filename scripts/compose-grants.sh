@@ -1,5 +1,5 @@
 # Sourced by the mysql image's entrypoint (docker-entrypoint-initdb.d) on first start, after
 # schema.sql: sql/grants.sql with the stack's MYSQL_DATABASE and MYSQL_USER put in for the
-# defaults it names (as scripts/lib.sh grants_sql does for the native stack).
-sed -e "s/\`errorcount\`\\./\`${MYSQL_DATABASE}\`./g" -e "s/'errorcount'@/'${MYSQL_USER}'@/g" "${GRANTS_SQL:-/sql/grants.sql}" \
-  | docker_process_sql
+# defaults it names (scripts/sql-template.sh, as for the native stack).
+source "${SQL_TEMPLATE:-/sql/sql-template.sh}"  # mounted by docker-compose.yml
+sql_template "${GRANTS_SQL:-/sql/grants.sql}" | docker_process_sql

@@ -72,9 +72,15 @@ ensure_secret() {
   printf '%s' "$file"
 }
 
-# job_setting KEY: the job's effective setting (environment > $CONFIG > built-in default), resolved
-# by the job's own code (errorcount/config/settings.py).
-job_setting() { "$(venv_python)" -m errorcount.config get "$1" --config "${CONFIG:-$ROOT/conf/errorcount.conf}"; }
+# job_setting KEY: the job's effective setting (environment > $CONFIG > built-in default) when
+# this file was sourced, resolved by the job's own code (errorcount/config/settings.py) in the one
+# Python call below; a setting that is not valid ends the script with the job's own message.
+declare -A JOB_SETTINGS=() INVALID_SETTINGS=()
+job_setting() {
+  [ -z "${INVALID_SETTINGS[$1]+set}" ] || die "config error: ${INVALID_SETTINGS[$1]} (fix it in the environment or $CONFIG_SHOWN)"
+  [ -n "${JOB_SETTINGS[$1]+set}" ] || die "job_setting $1: no such setting (or a secret, which scripts never read)"
+  printf '%s\n' "${JOB_SETTINGS[$1]}"
+}
 
 pyspark_home() { "$(venv_python)" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))'; }
 
@@ -83,28 +89,40 @@ venv_python() {
   printf '%s' "$VENV/bin/python"
 }
 
-# Pinned versions and ports of .env, and the SQL server's port, database and user from the job's
-# settings (errorcount/tools/localenv.py, the one reader of .env); the caller's environment wins.
-# (scripts/setup.sh runs before the virtualenv exists and sets LIB_SETTINGS=0.)
+# One Python call (errorcount/tools/localenv.py, the one reader of .env): the pinned versions and
+# ports of .env and the SQL server's port, database and user from the job's settings, exported (the
+# caller's environment wins), and every non-secret job setting for job_setting. Its NUL-ended
+# records are assigned as data, never evaluated. (scripts/setup.sh runs before the virtualenv
+# exists and sets LIB_SETTINGS=0.)
+load_settings() {
+  local records record kind key value
+  records=$(mktemp); CONFIG_SHOWN=${CONFIG:-$ROOT/conf/errorcount.conf}
+  "$(venv_python)" -m errorcount.tools.localenv --shell > "$records" \
+    || { rm -f "$records"; die "cannot read .env and $CONFIG_SHOWN (see above)."; }
+  while IFS= read -r -d '' record; do
+    kind=${record%% *}; record=${record#* }; key=${record%%=*}; value=${record#*=}
+    [[ $key =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+    case "$kind" in
+      stack) export "$key=$value" ;;
+      setting) JOB_SETTINGS[$key]=$value ;;
+      invalid) INVALID_SETTINGS[$key]=$value ;;
+    esac
+  done < "$records"
+  rm -f "$records"
+}
 if [ "${LIB_SETTINGS:-1}" = 1 ]; then
-  eval "$("$(venv_python)" -m errorcount.tools.localenv --shell)" || die "cannot read .env and conf/errorcount.conf (see above)."
+  load_settings
 fi
 
 spark_version() { "$(venv_python)" -c 'import pyspark; print(pyspark.__version__)'; }
 
-# sql/grants.sql with this stack's MYSQL_DATABASE and MYSQL_USER put in for the defaults it names.
-# sql/counts_table.sql with COUNTS_TABLE put in; nothing for the default error_log.
-counts_table_sql() {
-  [ "$COUNTS_TABLE" = error_log ] || sed -e "s/counts_table/$COUNTS_TABLE/g" "$ROOT/sql/counts_table.sql"
-}
-
-# sql/grafana_reader.sql with this stack's database and the reader's secret password put in.
+# The sql/ files with this stack's names put in (scripts/sql-template.sh): sql/counts_table.sql
+# for a COUNTS_TABLE of its own (nothing for the default error_log), sql/grants.sql, and
+# sql/grafana_reader.sql with the reader's secret password.
+source "$ROOT/scripts/sql-template.sh"
+counts_table_sql() { [ "$COUNTS_TABLE" = error_log ] || sql_template "$ROOT/sql/counts_table.sql"; }
+grants_sql() { sql_template "$ROOT/sql/grants.sql"; }
 grafana_reader_sql() {
   local password; password=$(cat "$(ensure_secret grafana_reader_password)")
-  sed -e "s/reader_password/$password/g" -e "s/\`errorcount\`\./\`$MYSQL_DATABASE\`./g" \
-      -e "s/\`counts_table\`/\`$COUNTS_TABLE\`/" "$ROOT/sql/grafana_reader.sql"
-}
-
-grants_sql() {
-  sed -e "s/\`errorcount\`\\./\`$MYSQL_DATABASE\`./g" -e "s/'errorcount'@/'$MYSQL_USER'@/g" "$ROOT/sql/grants.sql"
+  READER_PASSWORD=$password sql_template "$ROOT/sql/grafana_reader.sql"
 }

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Local entry points (used by make run / topic / produce):
-#   run.sh job [FLAGS...]   spark-submit the streaming job in the foreground (local[*] by default)
+#   run.sh job [--driver SCRIPT] [--no-topic] [FLAGS...]
+#                           spark-submit the streaming job in the foreground (local[*] by default);
+#                           FLAGS are the job's (--config FILE); --driver SCRIPT runs another driver
+#                           script than errorcount/main.py (the bench's variants); --no-topic does not
+#                           create KAFKA_TOPIC's topics first (tests whose point is a missing topic)
 #   run.sh topic            create KAFKA_TOPIC with TOPIC_PARTITIONS partitions if missing
 #   run.sh produce          write LINES sample records of FORMAT (app, access, json) to KAFKA_TOPIC
 # Settings come from conf/errorcount.conf (CONFIG=... to change), then the environment.
@@ -48,11 +52,19 @@ create_topic() {  # each topic KAFKA_TOPIC lists
 }
 
 run_job() {
+  local main=$ROOT/errorcount/main.py create=1
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --driver) [ $# -ge 2 ] || die "--driver needs a driver script"; main=$2; shift 2 ;;
+      --no-topic) create=0; shift ;;
+      *) break ;;
+    esac
+  done
   # A stop request before spark-submit runs ends the wrapper cleanly: nothing has started.
   trap 'log "stop requested before the job started"; exit 0' INT TERM
   ensure_local_stack
   [ "$LOCAL_STACK" = 0 ] || serve_metrics_to_compose
-  [ "${RUN_CREATE_TOPIC:-1}" = 0 ] || create_topic >&2
+  [ "$create" = 0 ] || create_topic >&2
   local jars; jars=$("$ROOT/scripts/jars.sh" spark)
   local classifier="$LOCAL/java/errorcount-classify.jar"  # the log-line contract (java/), make java
   [ -f "$classifier" ] || die "$classifier is missing: run 'make java' (make run builds it)."
@@ -62,8 +74,6 @@ run_job() {
   export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}  # local mode: no need to look for a LAN address
   # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (word-split).
   local extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
-  # APP_MAIN: another driver script (make bench runs its naive UDF variant this way).
-  local main=${APP_MAIN:-$ROOT/errorcount/main.py}
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
                 --jars "$jars" "${extra[@]}" "$main" --config "$CONFIG" "$@")
   # A terminal's Ctrl-C would hit the JVM too and stop Spark under the batch. Instead the JVM

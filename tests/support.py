@@ -17,9 +17,10 @@ import pytest
 
 from errorcount.config.load import load_config
 from errorcount.store import mysql
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin, produce
-from errorcount.tools.admin_db import (  # noqa: F401
+from errorcount.tools import kafka_admin, produce, samples
+from errorcount.tools.kafka_admin import group_offsets  # noqa: F401
+from errorcount.tools.localenv import local_stack  # noqa: F401
+from tests.harness.admin_db import (  # noqa: F401
     apply_schema,
     apply_sql_file,
     error_log,
@@ -32,12 +33,10 @@ from errorcount.tools.admin_db import (  # noqa: F401
     stored_offsets,
 )
 
-# Admin-side readers live in errorcount/tools/admin_db.py (shared with make chaos and make bench);
+# Admin-side readers live in tests/harness/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
-from errorcount.tools.admin_db import connect as admin_connect  # noqa: F401
-from errorcount.tools.harness import Driver, driver_env, free_port, scrape, wait_until  # noqa: F401
-from errorcount.tools.kafka_admin import group_offsets  # noqa: F401
-from errorcount.tools.localenv import local_stack  # noqa: F401
+from tests.harness.admin_db import connect as admin_connect  # noqa: F401
+from tests.harness.drivers import Driver, driver_env, free_port, scrape, wait_until  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / ".local" / "test-logs"
@@ -136,11 +135,12 @@ TEST_DRIVER = {"TRIGGER_INTERVAL": "1 second", "TZ": "Europe/Berlin", "DRIVER_ME
 
 
 def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
-           command: list[str] | None = None) -> Driver:
+           command: list[str] | None = None, create_topic: bool = True) -> Driver:
     """A test's driver: the job on the local stack, a non-UTC zone, two cores, its own log file
-    (`command`: another way to start it than scripts/run.sh, run in the checkout)."""
+    (`command`: another way to start it than scripts/run.sh, run in the checkout; `create_topic`
+    False: run.sh --no-topic)."""
     return Driver(LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log", {**driver_env(job, topic), **TEST_DRIVER, **(env or {})}, args,
-                  command=command)
+                  create_topic=create_topic, command=command)
 
 
 BY_HAND = "<!-- run by tests/integration/test_by_hand.py and tests/yarn/test_yarn.py -->"
@@ -189,7 +189,7 @@ class Scenario:
     job: str
     start: datetime
     launch: Callable[..., Driver]
-    log_format: str = "app"  # what write() produces (errorcount/testkit/samples.py)
+    log_format: str = "app"  # what write() produces (errorcount/tools/samples.py)
     produced: Produced = field(init=False)
 
     def __post_init__(self):

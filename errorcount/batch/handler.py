@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
 
@@ -23,10 +24,24 @@ from errorcount.observe.watch import Watch
 from errorcount.pipeline.aggregate import dead_letter_slots
 from errorcount.retry import first_line
 from errorcount.start_plan import Resume
-from errorcount.store import mysql
 from errorcount.store.retention import Retention
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """The settings a query's batches are handled with: DEAD_LETTER_LIMIT, SINGLE_TASK_MAX_RECORDS,
+    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT."""
+
+    dead_letter_limit: int
+    single_task_max_records: int
+    retry_seconds: int
+    overlap_commit: bool
+
+    @classmethod
+    def of(cls, cfg: Config) -> "BatchSettings":
+        return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit)
 
 
 class BatchCommitter:
@@ -35,7 +50,7 @@ class BatchCommitter:
 
     `checkpoint` is the query's fresh checkpoint directory (its offset log tells each batch's size
     ahead); the partitions at start spread DEAD_LETTER_LIMIT over them; `retention` prunes old rows
-    after a commit, when a pass is due. stop() waits for a batch boundary; ended_by() tells what
+    after a commit, when a pass is due; `describe` words a MySQL failure. stop() waits for a batch boundary; ended_by() tells what
     ended the query, if anything did: the one failure slot of its commits (InOrder).
 
     With OVERLAP_COMMIT a batch's transaction runs on one committing thread while Spark reads and
@@ -43,18 +58,18 @@ class BatchCommitter:
     the offsets the previous one is committing (`expected`), waits for that commit before its own
     starts, and is dropped, uncommitted, if it failed."""
 
-    def __init__(self, cfg: Config, job_store: store.Store, resume: Resume, retention: Retention, checkpoint: str,
-                 watch: Watch | None = None, topic_now: Callable[[list[str]], dict[str, str | None]] | None = None,
-                 hooks: Hooks = NO_FAULTS):
-        self.dead_letter_limit, self.single_task_max = cfg.dead_letter_limit, cfg.single_task_max_records
+    def __init__(self, settings: BatchSettings, job_store: store.Store, resume: Resume, retention: Retention,
+                 checkpoint: str, describe: Callable[[BaseException], str], watch: Watch | None = None,
+                 topic_now: Callable[[list[str]], dict[str, str | None]] | None = None, hooks: Hooks = NO_FAULTS):
+        self.dead_letter_limit, self.single_task_max = settings.dead_letter_limit, settings.single_task_max_records
         self.hooks = hooks
         self.watch = watch or Watch()
-        self.guard = TopicGuard(resume.topic_ids, resume.given_up, topic_now, cfg.retry_seconds)
-        self.step = CommitStep(job_store, self.guard.ids, resume.stored, cfg.retry_seconds, mysql.failure_text(cfg),
+        self.guard = TopicGuard(resume.topic_ids, resume.given_up, topic_now, settings.retry_seconds)
+        self.step = CommitStep(job_store, self.guard.ids, resume.stored, settings.retry_seconds, describe,
                                self.watch, retention, hooks)
-        self.commits = InOrder(cfg.overlap_commit)
+        self.commits = InOrder(settings.overlap_commit)
         self.checkpoint = checkpoint
-        self.slots = dead_letter_slots(cfg.dead_letter_limit, resume.partitions)
+        self.slots = dead_letter_slots(settings.dead_letter_limit, resume.partitions)
         self.expected = dict(resume.stored)  # what MySQL holds once the batch being committed, if any, is
         self.seen = dict(resume.seen)  # the end offsets seen that MySQL holds, once the batch being committed is
         self._lock = threading.Lock()  # held for the whole of a batch

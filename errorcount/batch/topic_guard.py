@@ -3,7 +3,7 @@
 import logging
 from collections.abc import Callable, Mapping
 
-from errorcount.kafka import topic_metadata
+from errorcount.kafka.client import KafkaUnavailable
 from errorcount.retry import retry
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ class TopicGuard:
             return
         names = sorted(self.ids.keys() | topics)
         now = retry("reading the topics' IDs", lambda: ask(names), self.retry_seconds,
-                    lambda error: isinstance(error, topic_metadata.KafkaUnavailable))
+                    lambda error: isinstance(error, KafkaUnavailable))
         for topic in names:
             current, known = now.get(topic), self.ids.get(topic)
             if current is None:

@@ -245,6 +245,21 @@ def check_tls(values: dict) -> None:
                           "MYSQL_SSL_MODE=required or stricter")
 
 
+def public_values(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, "str | ConfigError"]:
+    """Every non-secret setting as a shell reads it (environment > config file > default; a boolean
+    as true/false, unset as ""), or the ConfigError saying why its value is not valid: one setting
+    in error does not hide the others (make down needs no valid TRIGGER_INTERVAL)."""
+    merged, _ = merged_settings(args, env)
+    values: dict[str, str | ConfigError] = {}
+    for s in PUBLIC:
+        try:
+            value = typed(s, merged[s.name]) if merged[s.name] else ""
+            values[s.name] = str(value).lower() if isinstance(value, bool) else str(value)
+        except ConfigError as error:
+            values[s.name] = error
+    return values
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["conf"]:
@@ -258,12 +273,13 @@ def main(argv: list[str] | None = None) -> int:
             handle.write(page)
     elif argv[:1] == ["get"] and len(argv) >= 2 and argv[1] in BY_NAME and not BY_NAME[argv[1]].secret:
         try:
-            merged, _ = merged_settings(parse_args(argv[2:]), os.environ)
-            value = typed(BY_NAME[argv[1]], merged[argv[1]]) if merged[argv[1]] else ""
-            print(str(value).lower() if isinstance(value, bool) else value)
+            value = public_values(parse_args(argv[2:]), os.environ)[argv[1]]
         except ConfigError as error:
-            print(f"config error: {error.message}", file=sys.stderr)
+            value = error
+        if isinstance(value, ConfigError):
+            print(f"config error: {value.message}", file=sys.stderr)
             return EXIT_CONFIG
+        print(value)
     else:
         print(__doc__, file=sys.stderr)
         return EXIT_CONFIG

@@ -4,7 +4,8 @@ one-line description, and the longer note the documented config file carries.
 Everything else derives from SETTINGS: the Config fields, validation, the flags, the environment
 and config-file keys (errorcount/config/load.py), conf/errorcount.conf and docs/configuration.md
 (`python -m errorcount.config conf|markdown`; a unit test fails when the committed files differ),
-and the values shell scripts and the bench read (`python -m errorcount.config get KEY`).
+and the values shell scripts read (scripts/lib.sh's job_setting, all of them from one call of
+errorcount/tools/localenv.py; by hand: `python -m errorcount.config get KEY`).
 Adding a setting is one entry here (docs/configuration.md shows one), then `make config-docs`.
 """
 

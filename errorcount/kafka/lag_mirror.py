@@ -3,8 +3,8 @@ operators already use (kafka-consumer-groups, Burrow, kminion, Kafka UIs) see th
 Kafka source commits nothing to Kafka, and its readers use generated groups.
 
 Best effort and off the batch's path: a batch hands its offsets over (offer) and returns; a
-daemon thread writes the newest ones, at most every EVERY_S, with Kafka's admin API (the JVM's client, already on the
-driver's classpath), and writes them again at least every REFRESH_S while the topic is idle, so
+daemon thread writes the newest ones, at most every EVERY_S, through the driver's one Kafka admin
+client (errorcount/kafka/admin.py), and writes them again at least every REFRESH_S while the topic is idle, so
 the broker's offset retention (offsets.retention.minutes, 7 days by default) never drops them.
 A failure is logged and counted, never retried in a loop, never fails or delays a batch. The
 group is never read back: MySQL stays the only source of truth."""
@@ -13,9 +13,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
-from errorcount.kafka.topic_metadata import client_properties
 from errorcount.offsets import Position
 from errorcount.retry import first_line
 
@@ -27,11 +26,10 @@ EVERY_S = 5.0
 TIMEOUT_S = 30
 
 
-def admin_properties(cfg) -> dict[str, str]:
-    """The admin client's settings: the job's client properties (bootstrap servers, security), its
-    own client id and timeouts."""
-    return {**client_properties(cfg), "client.id": f"{cfg.kafka_lag_group}-mirror",
-            "request.timeout.ms": str(TIMEOUT_S * 1000), "default.api.timeout.ms": str(TIMEOUT_S * 1000)}
+class GroupWriter(Protocol):
+    """What the mirror writes through: errorcount/kafka/admin.py's KafkaAdmin."""
+
+    def write_group_offsets(self, group: str, offsets: Position, timeout_s: int) -> None: ...
 
 
 def reason(error: Exception) -> str:
@@ -44,11 +42,12 @@ def reason(error: Exception) -> str:
 
 
 class OffsetMirror:
-    """Writes the next offset of every topic and partition to `group` from its own thread."""
+    """Writes the next offset of every topic and partition to `group` from its own thread, through
+    `admin` (which its owner closes, after this mirror)."""
 
-    def __init__(self, jvm, properties: dict[str, str], group: str,
+    def __init__(self, admin: GroupWriter, group: str,
                  failed: Callable[[], None] = lambda: None, refresh_s: float = REFRESH_S, every_s: float = EVERY_S):
-        self.jvm, self.properties, self.group = jvm, properties, group
+        self.admin, self.group = admin, group
         self.failed, self.refresh_s, self.every_s = failed, refresh_s, every_s
         self.failures = 0
         self.written: Position | None = None  # the offsets the group holds since the last write
@@ -56,7 +55,6 @@ class OffsetMirror:
         self._last: Position | None = None
         self._closed = False
         self._wake = threading.Condition()
-        self._admin: Any = None  # a JVM Admin client, created at the first write
         self._thread = threading.Thread(target=self._run, name="errorcount-lag-mirror", daemon=True)
         self._thread.start()
 
@@ -73,11 +71,6 @@ class OffsetMirror:
             self._closed = True
             self._wake.notify()
         self._thread.join(2)
-        if self._admin is not None:
-            try:
-                self._admin.close(self.jvm.java.time.Duration.ofSeconds(2))
-            except Exception as error:  # noqa: BLE001 - the JVM may be stopping too
-                log.debug("lag mirror: closing the admin client: %s", reason(error))
 
     def _run(self) -> None:
         written_at = time.monotonic() - self.every_s
@@ -100,7 +93,7 @@ class OffsetMirror:
 
     def _write(self, offsets: Position) -> None:
         try:
-            self._alter(offsets)
+            self.admin.write_group_offsets(self.group, offsets, TIMEOUT_S)
             self.written = dict(offsets)
         except Exception as error:  # noqa: BLE001 - best effort by design: any failure is logged and counted
             self.failures += 1
@@ -109,17 +102,3 @@ class OffsetMirror:
                         "the next commit tries again. A consumer running in that group refuses the write: "
                         "give KAFKA_LAG_GROUP a group of its own (or empty to turn this off)", self.group,
                         reason(error))
-
-    def _alter(self, offsets: Position) -> None:
-        jvm = self.jvm
-        if self._admin is None:
-            props = jvm.java.util.Properties()
-            for key, value in self.properties.items():
-                props.setProperty(key, value)
-            self._admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
-        java_offsets = jvm.java.util.HashMap()
-        for (topic, partition), offset in sorted(offsets.items()):
-            java_offsets.put(jvm.org.apache.kafka.common.TopicPartition(topic, partition),
-                             jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))
-        seconds = jvm.java.util.concurrent.TimeUnit.SECONDS
-        self._admin.alterConsumerGroupOffsets(self.group, java_offsets).all().get(TIMEOUT_S, seconds)

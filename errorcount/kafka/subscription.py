@@ -4,7 +4,6 @@ Spark's Kafka source matches topics with, so the job and Spark never disagree ab
 
 from collections.abc import Callable, Iterable
 
-from errorcount.config.load import Config, topics
 from errorcount.errors import ConfigError
 from errorcount.retry import first_line
 
@@ -24,16 +23,17 @@ class Subscription:
         self.names, self.pattern, self.matches = list(names), pattern, matches
 
     @classmethod
-    def of(cls, cfg: Config, jvm) -> "Subscription":
-        """The subscription the settings ask for; ConfigError for a pattern Java cannot compile."""
-        if not cfg.kafka_topic_pattern:
-            return cls(topics(cfg))
+    def of(cls, names: Iterable[str], pattern: str, jvm) -> "Subscription":
+        """KAFKA_TOPIC's `names`, or KAFKA_TOPIC_PATTERN's `pattern` when set, compiled by the
+        driver JVM's Java regex (`jvm`); ConfigError for a pattern Java cannot compile."""
+        if not pattern:
+            return cls(names)
         try:
-            compiled = jvm.java.util.regex.Pattern.compile(anchored(cfg.kafka_topic_pattern))
+            compiled = jvm.java.util.regex.Pattern.compile(anchored(pattern))
         except Exception as error:
-            raise ConfigError(f"KAFKA_TOPIC_PATTERN {cfg.kafka_topic_pattern!r} is not a Java regex "
+            raise ConfigError(f"KAFKA_TOPIC_PATTERN {pattern!r} is not a Java regex "
                               f"({first_line(error)}); fix it (java.util.regex.Pattern syntax)") from None
-        return cls(pattern=cfg.kafka_topic_pattern, matches=lambda topic: bool(compiled.matcher(topic).matches()))
+        return cls(pattern=pattern, matches=lambda topic: bool(compiled.matcher(topic).matches()))
 
     @property
     def is_pattern(self) -> bool:

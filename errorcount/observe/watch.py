@@ -8,8 +8,10 @@ import os
 import socket
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
-from errorcount.kafka.lag_mirror import OffsetMirror, admin_properties
+from errorcount.config.load import Config
+from errorcount.kafka.lag_mirror import GroupWriter, OffsetMirror
 from errorcount.observe import lag
 from errorcount.observe.metrics import JobMetrics
 from errorcount.offsets import Position
@@ -60,28 +62,42 @@ class Watch:
             self.mirror.close()
 
 
-def endpoint(cfg, env: Mapping[str, str] = os.environ) -> str | None:
-    """host:port of the metrics endpoint as another machine reaches it, stored with the lease; None
-    when off. Listening on every address, the host is the node's name as YARN knows it (NM_HOST,
-    set in every container: the name the ResourceManager reaches the node by), else the machine's."""
-    if not cfg.metrics_port:
-        return None
-    host = cfg.metrics_host
-    if host in ("0.0.0.0", "::", ""):
-        host = env.get("NM_HOST") or socket.getfqdn()
-    return f"{host}:{cfg.metrics_port}"
+@dataclass(frozen=True)
+class WatchSettings:
+    """The settings of what the outside sees: the job's name (every metric's label), where metrics
+    are served (port 0: nowhere) and the lag mirror's consumer group (empty: no mirror)."""
+
+    job_name: str
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = 0
+    lag_group: str = ""
+
+    @classmethod
+    def of(cls, cfg: Config) -> "WatchSettings":
+        return cls(cfg.job_name, cfg.metrics_host, cfg.metrics_port, cfg.kafka_lag_group)
+
+    def endpoint(self, env: Mapping[str, str] = os.environ) -> str | None:
+        """host:port of the metrics endpoint as another machine reaches it, stored with the lease; None
+        when off. Listening on every address, the host is the node's name as YARN knows it (NM_HOST,
+        set in every container: the name the ResourceManager reaches the node by), else the machine's."""
+        if not self.metrics_port:
+            return None
+        host = self.metrics_host
+        if host in ("0.0.0.0", "::", ""):
+            host = env.get("NM_HOST") or socket.getfqdn()
+        return f"{host}:{self.metrics_port}"
 
 
-def build(cfg, jvm, ends: Callable[[], Position | None]) -> Watch:
-    """The Watch the settings ask for: metrics served when METRICS_PORT is set, the mirror unless
-    KAFKA_LAG_GROUP is empty."""
-    metrics = JobMetrics(cfg.job_name)
-    if cfg.metrics_port:
-        metrics.serve(cfg.metrics_host, cfg.metrics_port)
-        log.info("metrics: this driver's endpoint is http://%s/metrics (stored with the lease)", endpoint(cfg))
+def build(settings: WatchSettings, admin: GroupWriter, ends: Callable[[], Position | None]) -> Watch:
+    """The Watch the settings ask for: metrics served when METRICS_PORT is set, the mirror (writing
+    through `admin`) unless KAFKA_LAG_GROUP is empty."""
+    metrics = JobMetrics(settings.job_name)
+    if settings.metrics_port:
+        metrics.serve(settings.metrics_host, settings.metrics_port)
+        log.info("metrics: this driver's endpoint is http://%s/metrics (stored with the lease)", settings.endpoint())
     mirror = None
-    if cfg.kafka_lag_group:
-        mirror = OffsetMirror(jvm, admin_properties(cfg), cfg.kafka_lag_group,
-                              failed=lambda: metrics.mirror_failures.labels(cfg.job_name).inc())
-        log.info("lag mirror: committed offsets go to consumer group %r (never read back)", cfg.kafka_lag_group)
+    if settings.lag_group:
+        mirror = OffsetMirror(admin, settings.lag_group,
+                              failed=lambda: metrics.mirror_failures.labels(settings.job_name).inc())
+        log.info("lag mirror: committed offsets go to consumer group %r (never read back)", settings.lag_group)
     return Watch(metrics, mirror, ends)

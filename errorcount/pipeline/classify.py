@@ -13,7 +13,6 @@ are the JVM's (Outcome.java), asked for once per application (outcomes).
 """
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +71,6 @@ class Contract:
         return f"{CLASSIFIER_UDF}_{hashlib.sha256(repr(self.settings).encode()).hexdigest()[:16]}"
 
 
-Classify = Callable[[DataFrame, Contract], DataFrame]  # classify_lines_df's shape (the bench swaps in its own)
 
 
 @dataclass(frozen=True)

@@ -78,11 +78,11 @@ def port_open(host: str, port: int, timeout: float = 2.0) -> bool:
         return False
 
 
-def failure_text(cfg: Config, probe: Callable[[str, int], bool] = port_open) -> Callable[[BaseException], str]:
-    """How a retried MySQL failure reads in the log: what happened, where. PyMySQL says `(0, '')`
+def failure_text(host: str, port: int, probe: Callable[[str, int], bool] = port_open) -> Callable[[BaseException], str]:
+    """How a retried MySQL failure at host:port reads in the log: what happened, where. PyMySQL says `(0, '')`
     for a connection that is gone, also when reconnecting to a server that is down, so a lost
     connection is told apart from a refused one by trying the port (`probe`)."""
-    where = f"{cfg.mysql_host}:{cfg.mysql_port}"
+    where = f"{host}:{port}"
     refused = f"MySQL refused the connection or is unreachable at {where}"
 
     def describe(error: BaseException) -> str:
@@ -90,7 +90,7 @@ def failure_text(cfg: Config, probe: Callable[[str, int], bool] = port_open) -> 
         if code == 2003:
             return refused
         if isinstance(error, pymysql.err.InterfaceError | ConnectionError) or code in (0, 2006, 2013, 2055):
-            return f"the connection to MySQL at {where} was lost" if probe(cfg.mysql_host, cfg.mysql_port) else refused
+            return f"the connection to MySQL at {where} was lost" if probe(host, port) else refused
         if code in (1205, 1213):
             return f"MySQL rolled the transaction back ({first_line(error)})"
         return first_line(error)

@@ -27,7 +27,6 @@ PASS_ROWS = 5000     # rows read or deleted per table per pass
 IDLE_SECONDS = 3600  # between passes once nothing is left to do
 
 SELECT_CUTOFF = "SELECT CURRENT_TIMESTAMP(3) - INTERVAL %s DAY"  # the session runs in UTC
-LOCK_LEASE = "SELECT epoch FROM job_leases WHERE job = %s FOR UPDATE"
 # In id order from where the last pass stopped, by the (job, topic, id) key: oldest rows first,
 # and a pass never scans the young rows it leaves alone.
 SELECT_LEDGER = ("SELECT id, epoch, committed_at, records, error_lines, rejected, batches, offsets_before "
@@ -105,14 +104,12 @@ def merge_of(run: Sequence[LedgerRow]) -> Merge:
                                       sum(r.batches for r in run), run[0].offsets_before))
 
 
-def check_ready(conn, retention: "Retention") -> None:
+def check_ready(job_store: "store.Store", retention: "Retention") -> None:
     """Startup check for RETENTION_DAYS > 0 or SERIES_RETENTION_DAYS > 0 (with GROUP_BY): the DELETE
     grants (store.verify_schema checks the index). Raises ConfigError saying what to run."""
     probes = [*(PROBE_DELETES if retention.days else ()), *((PROBE_SERIES_DELETE,) if retention.series_days else ())]
     try:
-        with store.transaction(conn) as cursor:
-            for probe in probes:
-                cursor.execute(probe)
+        job_store.run(lambda cursor: [cursor.execute(probe) for probe in probes])
     except Exception as error:
         if getattr(error, "args", None) and error.args[0] in (1142, 1143):  # command denied
             wanted = [*(["RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines"] if retention.days else []),
@@ -133,43 +130,43 @@ class PassResult:
     more: bool        # a table may hold more to do: the next pass need not wait
 
 
-def run_pass(conn, job: str, topic: str, epoch: int, days: int, from_id: int = 0,
+def run_pass(job_store: "store.Store", topic: str, days: int, from_id: int = 0,
              limit: int = PASS_ROWS, series_days: int = 0) -> PassResult:
     """Merges old ledger rows (read from id `from_id` on) and deletes old dead letters of this
     topic (days > 0), then old per-dimension counts of this job (series_days > 0), each in its own
     transaction, while this instance holds the lease (else it does nothing: the next batch commit
     reports the takeover)."""
-    series_deleted = 0
+    job, series_deleted = job_store.job, 0
     if series_days:
-        with store.transaction(conn) as cursor:
-            if not holds_lease(cursor, job, epoch):
-                return PassResult(0, 0, from_id, False)
-            series_deleted = cursor.execute(DELETE_SERIES_COUNTS, (job, cutoff_of(cursor, series_days), limit))
+        deleted = job_store.under_lease(
+            lambda cursor: cursor.execute(DELETE_SERIES_COUNTS, (job, cutoff_of(cursor, series_days), limit)))
+        if deleted is None:
+            return PassResult(0, 0, from_id, False)
+        series_deleted = deleted
     if not days:
         return PassResult(0, series_deleted, from_id, series_deleted == limit)
-    with store.transaction(conn) as cursor:
-        if not holds_lease(cursor, job, epoch):
-            return PassResult(0, series_deleted, from_id, False)
-        cutoff = cutoff_of(cursor, days)
-        cursor.execute(SELECT_LEDGER, (job, topic, from_id, limit))
-        rows = [LedgerRow(*row) for row in cursor.fetchall()]
-        plan = plan_merges(rows, cutoff, from_id)
-        removed = 0
-        for merge in plan.merges:
-            kept = merge.merged
-            cursor.execute(UPDATE_MERGED, (kept.records, kept.error_lines, kept.rejected, kept.batches,
-                                           kept.offsets_before, kept.id, job, topic))
-            removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, kept.id))
-    with store.transaction(conn) as cursor:
-        deleted = cursor.execute(DELETE_DEAD_LETTERS, (job, topic, cutoff, limit))
-    more = (len(rows) == limit and not plan.reached_young) or deleted == limit or series_deleted == limit
+    merged = job_store.under_lease(lambda cursor: merge_ledger(cursor, job, topic, days, from_id, limit))
+    if merged is None:
+        return PassResult(0, series_deleted, from_id, False)
+    cutoff, rows, plan, removed = merged
+    deleted = job_store.run(lambda cursor: cursor.execute(DELETE_DEAD_LETTERS, (job, topic, cutoff, limit)))
+    more = (rows == limit and not plan.reached_young) or deleted == limit or series_deleted == limit
     return PassResult(removed, deleted + series_deleted, plan.resume_id, more)
 
 
-def holds_lease(cursor, job: str, epoch: int) -> bool:
-    cursor.execute(LOCK_LEASE, (job,))
-    lease = cursor.fetchone()
-    return lease is not None and int(lease[0]) == epoch
+def merge_ledger(cursor, job: str, topic: str, days: int, from_id: int, limit: int) -> tuple[datetime.datetime, int, Plan, int]:
+    """One pass over up to `limit` ledger rows: (the cutoff, rows read, the plan, rows merged away)."""
+    cutoff = cutoff_of(cursor, days)
+    cursor.execute(SELECT_LEDGER, (job, topic, from_id, limit))
+    rows = [LedgerRow(*row) for row in cursor.fetchall()]
+    plan = plan_merges(rows, cutoff, from_id)
+    removed = 0
+    for merge in plan.merges:
+        kept = merge.merged
+        cursor.execute(UPDATE_MERGED, (kept.records, kept.error_lines, kept.rejected, kept.batches,
+                                       kept.offsets_before, kept.id, job, topic))
+        removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, kept.id))
+    return cutoff, len(rows), plan, removed
 
 
 def cutoff_of(cursor, days: int) -> datetime.datetime:
@@ -196,8 +193,7 @@ class Retention:
             return
         try:
             topic = topics[self.turn % len(topics)]
-            result = run_pass(job_store.conn, job_store.job, topic, job_store.epoch, self.days,
-                              self.resume_ids.get(topic, 0), series_days=self.series_days)
+            result = run_pass(job_store, topic, self.days, self.resume_ids.get(topic, 0), series_days=self.series_days)
         except Exception as error:
             log.warning("retention pass failed (%s); it changed nothing and counting carries on; next try in %d s",
                         error, IDLE_SECONDS)

@@ -10,8 +10,9 @@ or not at all.
 import contextlib
 import json
 import re
-from collections.abc import Container, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from dbutils.steady_db import SteadyDBConnection
 
@@ -25,6 +26,7 @@ from errorcount.store import schema
 from errorcount.store.mysql import ServerCursor, is_mariadb, is_transient
 from errorcount.store.series import SeriesStore
 
+T = TypeVar("T")
 # Every row of the job, given-up ones and topics no longer read included (the start planner and
 # Store.live choose).
 SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id, seen_end FROM kafka_offsets "
@@ -138,13 +140,31 @@ class Store:
     """The job's MySQL transactions, one method each, on one connection for one job, its topics and
     counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it.
     `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default);
-    `series` writes the per-dimension counts (GROUP_BY), when set."""
+    `series` writes the per-dimension counts (GROUP_BY), when set. `epoch`: none taken yet (0), or
+    one the caller knows this instance holds (tests)."""
 
     def __init__(self, conn: SteadyDBConnection, job: str, topics: Container[str], counts_table: str = schema.COUNTS_TABLE,
-                 hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None):
+                 hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None, epoch: int = 0):
         self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, topics, counts_table, hooks
         self.series = series
-        self.epoch = 0  # none taken yet
+        self.epoch = epoch
+
+    def run(self, work: Callable[[ServerCursor], T]) -> T:
+        """work(cursor) in one transaction (the one helper, transaction()): for the statements of
+        the store's other modules (retention's)."""
+        with transaction(self.conn) as cursor:
+            return work(cursor)
+
+    def under_lease(self, work: Callable[[ServerCursor], T]) -> T | None:
+        """work(cursor) in one transaction while this instance's epoch holds the lease (its row locked
+        first); None, and nothing done, once another instance holds it: the next batch's commit
+        reports the takeover."""
+        with transaction(self.conn) as cursor:
+            try:
+                self.lock_lease(cursor)
+            except FencedError:
+                return None
+            return work(cursor)
 
     def verify_schema(self, database: str) -> None:
         """Raises ConfigError naming every missing table, column, index, engine or type (schema.verify)."""

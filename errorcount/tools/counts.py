@@ -44,8 +44,8 @@ def connect_as_job(what: str):
     try:
         return cfg, pymysql.connect(**mysql.connect_args(cfg))
     except pymysql.err.Error as error:
-        print(f"cannot read {what}: {mysql.failure_text(cfg)(error)} ({error}); is the stack up (make up)?",
-              file=sys.stderr)
+        reason = mysql.failure_text(cfg.mysql_host, cfg.mysql_port)(error)
+        print(f"cannot read {what}: {reason} ({error}); is the stack up (make up)?", file=sys.stderr)
         return EXIT_UNAVAILABLE
 
 

@@ -5,15 +5,19 @@ database, user and the counts table are the job's own settings (errorcount/confi
 file CONFIG, default conf/errorcount.conf > built-in default), so the local stack serves exactly
 what the job connects to; `.env` does not repeat them. The caller's environment wins over `.env`.
 
-    python -m errorcount.tools.localenv --shell    export lines for scripts/lib.sh
+    python -m errorcount.tools.localenv            KEY=value lines, for people
+    python -m errorcount.tools.localenv --shell    what scripts/lib.sh reads, in one call: NUL-ended
+        records `stack KEY=value` (.env and the stack's settings, exported), `setting KEY=value`
+        (every non-secret job setting, as job_setting gives it) and `invalid KEY=why`; data, not
+        shell code: lib.sh assigns them, it never evaluates them
 """
 
 import argparse
 import os
-import shlex
 import sys
+from collections.abc import Mapping
 
-from errorcount.config.load import merged_settings, parse_args, typed
+from errorcount.config.load import merged_settings, parse_args, public_values, typed
 from errorcount.config.settings import BY_NAME
 from errorcount.errors import EXIT_CONFIG, ConfigError
 from errorcount.tools import ROOT
@@ -30,25 +34,38 @@ def read_dotenv() -> dict[str, str]:
     return values
 
 
+def config_file(env: Mapping[str, str]) -> str:
+    """CONFIG, as scripts/run.sh passes it to the job (default conf/errorcount.conf)."""
+    return env.get("CONFIG") or str(ROOT / "conf" / "errorcount.conf")
+
+
 def local_stack() -> dict[str, str]:
     """.env's values and the job settings of JOB_KEYS, the environment winning over both."""
-    config = os.environ.get("CONFIG", str(ROOT / "conf" / "errorcount.conf"))
-    job, _ = merged_settings(parse_args(["--config", config]), os.environ)
+    job, _ = merged_settings(parse_args(["--config", config_file(os.environ)]), os.environ)
     values = {**read_dotenv(), **{key: str(typed(BY_NAME[key], job[key])) for key in JOB_KEYS}}  # checked: shell and SQL use them
     return {**values, **{key: os.environ[key] for key in values if os.environ.get(key)}}
 
 
+def shell_records(env: Mapping[str, str]) -> list[str]:
+    """What scripts/lib.sh reads (see the module's doc); ConfigError if the stack's own settings are not valid."""
+    records = [f"stack {key}={value}" for key, value in local_stack().items()]
+    for key, value in public_values(parse_args(["--config", config_file(env)]), env).items():
+        records.append(f"invalid {key}={value.message}" if isinstance(value, ConfigError) else f"setting {key}={value}")
+    return records
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shell", action="store_true", help="print export lines for a shell")
+    parser.add_argument("--shell", action="store_true", help="NUL-ended records for scripts/lib.sh")
     args = parser.parse_args()
     try:
-        values = local_stack()
+        if args.shell:
+            sys.stdout.write("".join(record + "\0" for record in shell_records(os.environ)))
+        else:
+            sys.stdout.write("".join(f"{key}={value}\n" for key, value in local_stack().items()))
     except ConfigError as error:
         print(f"config error: {error.message}", file=sys.stderr)
         return EXIT_CONFIG
-    for key, value in values.items():
-        print(f"export {key}={shlex.quote(value)}" if args.shell else f"{key}={value}")
     return 0
 
 

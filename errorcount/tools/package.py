@@ -1,6 +1,6 @@
 """Builds the YARN bundle (`make package`) into one directory:
 
-  errorcount-app.zip     the errorcount/ package without tools/ and testkit/, for --py-files; byte-for-byte reproducible (sorted
+  errorcount-app.zip     the errorcount/ package without tools/, for --py-files; byte-for-byte reproducible (sorted
                          entries, fixed timestamps, sources only)
   main.py                the driver script spark-submit starts (errorcount/main.py)
   errorcount-env.tar.gz  a venv-pack archive of requirements-driver.txt, for --archives ...#environment
@@ -29,11 +29,11 @@ CONF_FILES = ("errorcount.conf", "spark-defaults.conf", "spark-yarn.conf", "log4
 
 
 def app_zip(target: Path, root: Path = ROOT) -> None:
-    """The driver's package: errorcount/ without tools/ and testkit/ (confluent-kafka; not the job) and without
+    """The driver's package: errorcount/ without tools/ (confluent-kafka; not the job) and without
     compiled files, in a fixed order with fixed times."""
     package = root / "errorcount"
     sources = sorted(path for path in package.rglob("*.py")
-                     if "__pycache__" not in path.parts and path.relative_to(package).parts[0] not in ("tools", "testkit"))
+                     if "__pycache__" not in path.parts and path.relative_to(package).parts[0] != "tools")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for path in sources:
             info = zipfile.ZipInfo(path.relative_to(root).as_posix(), ZIP_TIME)

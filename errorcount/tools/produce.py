@@ -7,7 +7,7 @@ the job's parser, so tests can compare the job's output with an independent expe
     python -m errorcount.tools.produce --topic app-logs --lines 10000 [--format app|access|json]
         [--seed 7] [--minutes 30]
 
-The samples and their expectations are errorcount/testkit/samples.py; each format's expectations
+The samples and their expectations are errorcount/tools/samples.py; each format's expectations
 assume the settings printed with them.
 """
 
@@ -20,9 +20,8 @@ from datetime import UTC, datetime, timedelta
 
 from confluent_kafka import Producer
 
-from errorcount.testkit import samples
-from errorcount.testkit.samples import Event
-from errorcount.tools import kafka_admin
+from errorcount.tools import kafka_admin, samples
+from errorcount.tools.samples import Event
 
 
 def send(producer: Producer, topic: str, value: bytes | None, partition: int, on_delivery=None) -> None:

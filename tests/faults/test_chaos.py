@@ -4,7 +4,7 @@ over three topics read through one KAFKA_TOPIC_PATTERN."""
 
 import pytest
 
-from errorcount.tools import chaos
+from tests.chaos import run as chaos
 
 pytestmark = pytest.mark.slow
 

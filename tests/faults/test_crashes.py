@@ -6,8 +6,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.observe import logline
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin
+from errorcount.tools import kafka_admin, samples
 
 START = datetime(2033, 7, 1, 8, 0)
 SIGKILLED = 128 + 9

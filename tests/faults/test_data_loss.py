@@ -8,8 +8,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.errors import EXIT_DATA_LOSS
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin
+from errorcount.tools import kafka_admin, samples
 from tests.support import query
 
 START = datetime(2036, 2, 29, 23, 50)

@@ -8,8 +8,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.errors import EXIT_DATA_LOSS
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin, produce
+from errorcount.tools import kafka_admin, produce, samples
 from errorcount.tools.produce import TransactionalWriter, Writer
 from tests.support import query, wait_until
 

@@ -12,7 +12,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.errors import EXIT_CONFIG, EXIT_FENCED
-from errorcount.tools.chaos_phases import UPSERT_WAITING
+from tests.chaos.phases import UPSERT_WAITING
 from tests.support import admin_connect, local_stack, query, unique, wait_until
 
 START = datetime(2038, 8, 8, 8, 0)

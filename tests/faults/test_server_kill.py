@@ -17,9 +17,8 @@ from datetime import datetime
 
 import pytest
 
-from errorcount.testkit import samples
-from errorcount.tools import produce
-from errorcount.tools.chaos_phases import UPSERT_WAITING
+from errorcount.tools import produce, samples
+from tests.chaos.phases import UPSERT_WAITING
 from tests.support import admin_connect, free_port, kill_sql_server, local_stack, query, scrape, service, wait_until
 
 START = datetime(2035, 5, 5, 5, 0)

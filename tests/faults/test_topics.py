@@ -7,8 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin
+from errorcount.tools import kafka_admin, samples
 from tests.support import Produced, error_log, ledger, series_counts, stored_offsets, unique, wait_until
 
 START = datetime(2033, 9, 1, 8, 0)

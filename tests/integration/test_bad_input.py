@@ -5,8 +5,7 @@ from collections import Counter
 
 import pytest
 
-from errorcount.testkit import samples
-from errorcount.tools import produce
+from errorcount.tools import produce, samples
 from tests.support import catch_up, error_log, ledger, query, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]

@@ -11,12 +11,13 @@ import pytest
 
 from errorcount import store
 from errorcount.batch.commit import Counted
-from errorcount.batch.handler import BatchCommitter
+from errorcount.batch.handler import BatchCommitter, BatchSettings
 from errorcount.config.load import load_config
 from errorcount.errors import FencedError
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Resume
+from errorcount.store import mysql
 from errorcount.store.retention import Retention
 from tests.support import admin_connect, job_connection, query, release_counts_table, unique, wait_until
 
@@ -46,7 +47,8 @@ def job(admin, tmp_path):
     job_store = store.Store(conn, name, [topic], table)
     job_store.acquire_lease("test")
     cfg = load_config([], {"KAFKA_TOPIC": topic, "OVERLAP_COMMIT": "true", "RETRY_SECONDS": "5"})
-    committer = BatchCommitter(cfg, job_store, Resume({}, 1, "", {topic: "ID"}), Retention(0), str(tmp_path))
+    committer = BatchCommitter(BatchSettings.of(cfg), job_store, Resume({}, 1, "", {topic: "ID"}), Retention(0), str(tmp_path),
+                               describe=mysql.failure_text(cfg.mysql_host, cfg.mysql_port))
     yield name, topic, table, committer
     with contextlib.suppress(FencedError):  # a test's failed commit raises again
         committer.close()

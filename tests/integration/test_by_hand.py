@@ -6,8 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin, produce
+from errorcount.tools import kafka_admin, produce, samples
 from tests.support import documented_block, error_log, stored_offsets, unique, wait_until
 
 START = datetime(2034, 2, 1, 8, 0)

@@ -38,12 +38,20 @@ def test_every_image_is_an_exact_version_and_grafana_waits_for_a_healthy_mysql()
 def test_the_grants_init_script_puts_in_the_stacks_names():
     """What the mysql image's entrypoint runs, with its docker_process_sql replaced by `cat`."""
     script = f"docker_process_sql() {{ cat; }}; source {ROOT / 'scripts' / 'compose-grants.sh'}"
-    env = {**os.environ, "MYSQL_DATABASE": "logs_db", "MYSQL_USER": "counter", "GRANTS_SQL": str(ROOT / "sql" / "grants.sql")}
+    env = {**os.environ, "MYSQL_DATABASE": "logs_db", "MYSQL_USER": "counter", "GRANTS_SQL": str(ROOT / "sql" / "grants.sql"),
+           "SQL_TEMPLATE": str(ROOT / "scripts" / "sql-template.sh")}
     sql = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True).stdout
     statements = [line for line in sql.splitlines() if re.match(r"(GRANT|REVOKE) ", line)]
     assert len(statements) >= 4
     assert all("`logs_db`." in line and "'counter'@'%'" in line for line in statements)
     assert "errorcount" not in "\n".join(statements)
+
+
+def test_the_init_scripts_find_the_template_where_compose_mounts_it():
+    mounts = yaml.safe_load(compose_config())["services"]["mysql"]["volumes"]
+    template = next(m for m in mounts if str(m["source"]).endswith("scripts/sql-template.sh"))
+    for script in ("compose-grants.sh", "compose-grafana-reader.sh"):
+        assert f'${{SQL_TEMPLATE:-{template["target"]}}}' in (ROOT / "scripts" / script).read_text(encoding="utf-8")
 
 
 def test_compose_file_holds_no_password():

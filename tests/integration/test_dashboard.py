@@ -13,7 +13,7 @@ import pymysql
 import pytest
 import yaml
 
-from errorcount.tools.admin_db import apply_sql_file
+from tests.harness.admin_db import apply_sql_file
 from tests.support import ROOT, compose_config, local_stack, query, seed_counts_and_ledger
 
 DASHBOARD = json.loads((ROOT / "conf" / "grafana" / "dashboards" / "errorcount.json").read_text(encoding="utf-8"))
@@ -87,9 +87,8 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
     suffix = uuid.uuid4().hex[:8]
     table, job, password = f"dash_{suffix}", f"dash-{suffix}", uuid.uuid4().hex
     database = local_stack()["MYSQL_DATABASE"]
-    apply_sql_file(admin, "counts_table.sql", {"counts_table": table})
-    apply_sql_file(admin, "grafana_reader.sql", {"reader_password": password, "`errorcount`": f"`{database}`",
-                                                 "`counts_table`": f"`{table}`"})
+    apply_sql_file(admin, "counts_table.sql", COUNTS_TABLE=table)
+    apply_sql_file(admin, "grafana_reader.sql", READER_PASSWORD=password, MYSQL_DATABASE=database, COUNTS_TABLE=table)
     base = datetime(2036, 3, 1, 12, 0)
     counts = {base + timedelta(minutes=m): 3 * m + 1 for m in range(10)}
     # Ledger rows of two topics (a batch of a job reading several writes one per topic).

@@ -1,5 +1,5 @@
 """GROUP_BY through the real broker and server: each format's per-dimension counts against what the
-sample generator wrote (errorcount/testkit/samples.py), the series adding up to the total every
+sample generator wrote (errorcount/tools/samples.py), the series adding up to the total every
 minute, a change of GROUP_BY between runs keeping history, and MAX_SERIES reached mid-batch."""
 
 import os
@@ -11,8 +11,7 @@ from datetime import datetime
 
 import pytest
 
-from errorcount.testkit import samples
-from errorcount.tools import produce, report
+from errorcount.tools import produce, report, samples
 from tests.support import ROOT, catch_up, error_log, ledger, make_schema, query, series_counts, series_totals, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]

@@ -5,8 +5,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.observe import logline
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin, produce
+from errorcount.tools import kafka_admin, produce, samples
 from tests.support import catch_up, error_log, stored_offsets, unique
 
 START = datetime(2031, 5, 6, 23, 40)  # crosses midnight, so minute keys span two dates
@@ -65,6 +64,6 @@ def test_refuses_a_configured_checkpoint_location(clean_error_log, make_topic, s
 
 
 def test_missing_topic_is_a_config_error(clean_error_log, start_driver):
-    driver = start_driver(unique("job"), unique("no-such-topic"), env={"RUN_CREATE_TOPIC": "0"})
+    driver = start_driver(unique("job"), unique("no-such-topic"), create_topic=False)
     assert driver.wait(120) == 2
     assert "does not exist" in driver.log()

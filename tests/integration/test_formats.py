@@ -1,4 +1,4 @@
-"""Each LOG_FORMAT through the real broker: realistic samples (errorcount/testkit/samples.py, whose
+"""Each LOG_FORMAT through the real broker: realistic samples (errorcount/tools/samples.py, whose
 expectations are computed there with plain datetimes) plus hand-labelled bad records, two jobs
 of different formats at once, each into its own COUNTS_TABLE created by `make schema`'s script,
 and a third job on one of those topics keeping its own dead letters. One set of drivers serves
@@ -11,8 +11,7 @@ import pytest
 
 from errorcount import store
 from errorcount.errors import ConfigError
-from errorcount.testkit import samples
-from errorcount.tools import produce
+from errorcount.tools import produce, samples
 from tests.support import catch_up, error_log, job_connection, ledger, local_stack, make_schema, query, unique
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]

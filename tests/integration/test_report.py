@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from errorcount.tools import report
-from errorcount.tools.admin_db import apply_sql_file
+from tests.harness.admin_db import apply_sql_file
 from tests.support import query, seed_counts_and_ledger
 
 pytestmark = pytest.mark.mysql
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.mysql
 def test_the_report_draws_the_counts_rejects_and_commits_of_a_range(admin, tmp_path, monkeypatch):
     suffix = uuid.uuid4().hex[:8]
     table, job = f"report_{suffix}", f"report-{suffix}"
-    apply_sql_file(admin, "counts_table.sql", {"counts_table": table})
+    apply_sql_file(admin, "counts_table.sql", COUNTS_TABLE=table)
     base = datetime(2036, 4, 1, 10, 0)
     counts = {base + timedelta(minutes=m): (m * 7) % 11 + 1 for m in range(120)}
     ledger = [(base + timedelta(minutes=m, seconds=s), m % 3, "u" if m % 8 == 0 else "t")

@@ -11,8 +11,7 @@ import pytest
 from errorcount import store
 from errorcount.errors import ConfigError
 from errorcount.store import retention
-from errorcount.testkit import samples
-from errorcount.tools import produce
+from errorcount.tools import produce, samples
 from tests.support import admin_connect, apply_schema, catch_up, job_connection, ledger, local_stack, query, unique, wait_until
 
 pytestmark = pytest.mark.mysql
@@ -77,11 +76,12 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
     conn = job_connection()
     try:
         unmerged = merged_by_day(seeded, today - timedelta(days=9999))  # a cutoff before every row
-        stale = retention.run_pass(conn, job, topic, epoch=1, days=DAYS)  # a fenced instance changes nothing
+        holder = store.Store(conn, job, [topic], epoch=2)
+        stale = retention.run_pass(store.Store(conn, job, [topic], epoch=1), topic, days=DAYS)  # fenced: changes nothing
         assert (stale.removed, stale.deleted, stored_ledger(admin, job)) == (0, 0, unmerged)
         resume, passes = 0, 0
         while True:  # 3 rows per pass: every day's run is cut up and merged across passes
-            result = retention.run_pass(conn, job, topic, epoch=2, days=DAYS, from_id=resume, limit=3)
+            result = retention.run_pass(holder, topic, days=DAYS, from_id=resume, limit=3)
             resume, passes = result.resume_id, passes + 1
             if not result.more:
                 break
@@ -110,10 +110,11 @@ def test_a_pass_deletes_old_per_dimension_counts_of_its_own_job_only(admin):
                   (owner, minute, series_id))
     conn = job_connection()
     try:
-        stale = retention.run_pass(conn, job, "t", epoch=1, days=0, series_days=90)  # a fenced instance changes nothing
+        stale = retention.run_pass(store.Store(conn, job, ["t"], epoch=1), "t", days=0, series_days=90)  # fenced: changes nothing
         assert (stale.deleted, stale.more) == (0, False)
-        first = retention.run_pass(conn, job, "t", epoch=2, days=0, series_days=90, limit=3)
-        second = retention.run_pass(conn, job, "t", epoch=2, days=0, series_days=90, limit=3)
+        holder = store.Store(conn, job, ["t"], epoch=2)
+        first = retention.run_pass(holder, "t", days=0, series_days=90, limit=3)
+        second = retention.run_pass(holder, "t", days=0, series_days=90, limit=3)
     finally:
         conn.close()
     assert (first.deleted, first.more, second.deleted, second.more) == (3, True, 1, False)
@@ -125,7 +126,8 @@ def test_a_pass_deletes_old_per_dimension_counts_of_its_own_job_only(admin):
 def test_the_startup_check_wants_the_delete_grants(admin):
     conn = job_connection()
     try:
-        retention.check_ready(conn, retention.Retention(30, series_days=90))  # the stack grants them
+        # the stack grants them
+        retention.check_ready(store.Store(conn, unique("ret"), []), retention.Retention(30, series_days=90))
     finally:
         conn.close()
     user, password = f"noret{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
@@ -135,7 +137,7 @@ def test_the_startup_check_wants_the_delete_grants(admin):
         conn = job_connection(MYSQL_USER=user, MYSQL_PASSWORD=password)
         try:
             with pytest.raises(ConfigError, match="RETENTION_DAYS needs DELETE.*grants.sql.*RETENTION_DAYS=0"):
-                retention.check_ready(conn, retention.Retention(30))
+                retention.check_ready(store.Store(conn, unique("ret"), []), retention.Retention(30))
         finally:
             conn.close()
     finally:

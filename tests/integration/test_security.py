@@ -18,8 +18,7 @@ from errorcount.errors import EXIT_UNAVAILABLE
 from errorcount.offsets import of_topic
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.store import mysql
-from errorcount.testkit import samples
-from errorcount.tools import produce
+from errorcount.tools import produce, samples
 from tests.support import app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
 pytestmark = pytest.mark.mysql
@@ -173,7 +172,7 @@ def test_grants_sql_gives_exactly_the_job_grants_whatever_the_user_held(admin, h
         if held != "nothing":
             query(admin, f"GRANT {held} ON `{database}`.* TO '{user}'@'%%'")
         for _ in range(2):
-            apply_sql_file(admin, "grants.sql", {"'errorcount'@": f"'{user}'@", "`errorcount`.": f"`{database}`."})
+            apply_sql_file(admin, "grants.sql", MYSQL_USER=user, MYSQL_DATABASE=database)
         grants = {row[0].replace("'", "`") for row in query(admin, f"SHOW GRANTS FOR '{user}'@'%%'")}
         assert {g for g in grants if not g.startswith("GRANT USAGE")} == {
             f"GRANT SELECT, INSERT, UPDATE ON `{database}`.* TO `{user}`@`%`",

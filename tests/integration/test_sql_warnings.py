@@ -95,8 +95,8 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
         assert {event.kind for event in plan.events} == {"retention", "retired"}
         job_store.settle(start, plan)
         kept = retention.Retention(30, series_days=30)
-        retention.check_ready(conn, kept)
-        result = retention.run_pass(conn, job, topic, job_store.epoch, 30, series_days=30)
+        retention.check_ready(job_store, kept)
+        result = retention.run_pass(job_store, topic, 30, series_days=30)
         assert result.removed == 1
     finally:
         conn.close()

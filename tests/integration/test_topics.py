@@ -8,8 +8,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.errors import EXIT_DATA_LOSS
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin, produce
+from errorcount.tools import kafka_admin, produce, samples
 from tests.support import error_log, query, series_counts, stored_offsets, unique, wait_until
 
 START = datetime(2031, 7, 1, 8, 0)
@@ -68,7 +67,7 @@ def test_a_list_of_two_topics_is_counted_exactly_and_resumes(clean_error_log, ma
 
 def test_a_listed_topic_that_does_not_exist_is_a_config_error_naming_it(clean_error_log, make_topic, start_driver):
     present, missing = make_topic(partitions=1), unique("no-such-topic")
-    driver = start_driver(unique("job"), f"{present},{missing}", env={"RUN_CREATE_TOPIC": "0"})
+    driver = start_driver(unique("job"), f"{present},{missing}", create_topic=False)
     assert driver.wait(120) == 2
     assert f"topic '{missing}' does not exist" in driver.log()
     assert error_log(clean_error_log) == {}
@@ -114,7 +113,7 @@ def test_a_pattern_counts_every_topic_after_its_first_start_retires_deleted_ones
     names = {key: f"{prefix}.{key}" for key in ("a", "b", "c", "d")}
     near_miss = f"{prefix}.a.dlq"  # the pattern is found in it, but does not match it whole
     try:
-        env = {"KAFKA_TOPIC_PATTERN": rf"{prefix}\.[a-z]+", "RUN_CREATE_TOPIC": "0", "TRIGGER_INTERVAL": "10 seconds",
+        env = {"KAFKA_TOPIC_PATTERN": rf"{prefix}\.[a-z]+", "TRIGGER_INTERVAL": "10 seconds",
                "STARTING_OFFSETS": "latest"}
         written: dict[str, list[samples.Event]] = {}
 
@@ -122,7 +121,7 @@ def test_a_pattern_counts_every_topic_after_its_first_start_retires_deleted_ones
             driver.check_alive()
             return all(stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic) for topic in written)
 
-        first = start_driver(job, "", env=env)
+        first = start_driver(job, "", env=env, create_topic=False)
         wait_until(lambda: first.check_alive() or "matches no topic yet" in first.log() and "query 1:" in first.log(),
                    120, "the job to start on a pattern that matches nothing")
         assert first.stop() == 0, first.log()[-3000:]
@@ -132,7 +131,7 @@ def test_a_pattern_counts_every_topic_after_its_first_start_retires_deleted_ones
             kafka_admin.create_topic(names[key], 2)
             written[names[key]] = samples.generate("app", 400, seed=seed, start=START, minutes=10)
             produce.produce(names[key], written[names[key]])
-        driver = start_driver(job, "", env=env)
+        driver = start_driver(job, "", env=env, create_topic=False)
         wait_until(lambda: caught_up(driver), 240, "the job to count the topics created after its first start")
         kafka_admin.create_topic(names["c"], 3)  # while it runs
         written[names["c"]] = samples.generate("app", 500, seed=43, start=START, minutes=10)

@@ -11,8 +11,7 @@ import pytest
 from confluent_kafka import Consumer
 
 from errorcount.observe import logline
-from errorcount.testkit import samples
-from errorcount.tools import kafka_admin, produce
+from errorcount.tools import kafka_admin, produce, samples
 from tests.support import (
     ROOT,
     catch_up,

@@ -117,7 +117,7 @@ def test_usage_of_bench_and_chaos_shows_the_declared_defaults():
     """Their --help is the only usage text (the module docstrings point at it)."""
     from bench.__main__ import DEFAULT_LINES, PHASES
     from bench.__main__ import parser as bench_parser
-    from errorcount.tools.chaos import parser as chaos_parser
+    from tests.chaos.run import parser as chaos_parser
 
     bench_help = " ".join(bench_parser().format_help().split())
     assert f"(default: {PHASES})" in bench_help and "--only" in bench_help

@@ -167,6 +167,6 @@ def test_the_readme_names_the_command_that_returns_the_jobs_exit_code_and_the_te
     assert named, "the README's exit codes section no longer names the command that returns the job's code"
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert f"@{named.group(1)}" in makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]  # what make run runs
-    harness = (ROOT / "errorcount" / "tools" / "harness.py").read_text(encoding="utf-8")
+    harness = (ROOT / "tests" / "harness" / "drivers.py").read_text(encoding="utf-8")
     script, argument = named.group(1).split()
     assert f'str(ROOT / "scripts" / "{script.split("/")[1]}"), "{argument}"' in harness

@@ -3,7 +3,7 @@
 import signal
 import sys
 
-from errorcount.tools.harness import STOP_SIGNALS, Driver
+from tests.harness.drivers import STOP_SIGNALS, Driver
 
 
 def ignored_signals(text: str) -> set[int]:

@@ -14,7 +14,8 @@ def layout() -> str:
 
 def test_the_layout_names_every_file_of_the_tree():
     text = layout()
-    files = [*(ROOT / "errorcount").rglob("*.py"), *(ROOT / "java").rglob("*.java"), *(ROOT / "scripts").glob("*.sh"),
+    support = [path for name in ("harness", "chaos", "oracles") for path in (ROOT / "tests" / name).glob("*.py")]
+    files = [*(ROOT / "errorcount").rglob("*.py"), *(ROOT / "java").rglob("*.java"), *(ROOT / "scripts").glob("*.sh"), *support,
              *(ROOT / "sql").glob("*.sql"), *(ROOT / "conf").glob("*.*"), ROOT / "scripts" / "yarn" / "MiniYarn.java"]
     names = {path.name for path in files if path.name != "__init__.py"}
     assert sorted(name for name in names if name not in text) == []
@@ -33,17 +34,15 @@ def test_each_module_of_a_subpackage_is_named_under_its_entry():
             sections[current] = sections.get(current, "") + line + "\n"
     package = ROOT / "errorcount"
     for directory in sorted(p for p in package.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
-        if directory.name in ("tools", "testkit"):
-            continue  # named at the top level of the layout, outside the shipped job
         names = sorted(m.name for m in directory.glob("*.py") if m.name != "__init__.py")
         assert [n for n in names if n not in sections.get(directory.name, "")] == [], directory.name
 
 
 def test_the_unit_tests_mirror_the_subpackages():
     package, unit = ROOT / "errorcount", ROOT / "tests" / "unit"
-    shipped = {p.name for p in package.iterdir() if (p / "__init__.py").exists()} - {"tools", "testkit"}
+    subpackages = {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
     mirrored = {p.name for p in unit.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
-    assert mirrored == shipped
+    assert mirrored == subpackages
     for directory in sorted(mirrored):  # a test module is named after a module of its subpackage: test_<module>[_what]
         modules = {m.stem for m in (package / directory).glob("*.py")}
         strays = [t.name for t in (unit / directory).glob("test_*.py")

@@ -1,9 +1,9 @@
-"""The bench's plain-Python parser (errorcount/testkit/pyparse.py) follows the same contract as the job:
+"""The bench's plain-Python parser (tests/oracles/pyparse.py) follows the same contract as the job:
 checked against the contract's cases, whose expectations are written out independently."""
 
 import pytest
 
-from errorcount.testkit import pyparse
+from tests.oracles import pyparse
 from tests.unit.pipeline.contract_cases import CASES, epoch_minute
 
 

@@ -5,7 +5,7 @@ import pytest
 from pyspark.errors import StreamingQueryException
 
 from errorcount.batch.commit import Counted
-from errorcount.batch.handler import BatchCommitter
+from errorcount.batch.handler import BatchCommitter, BatchSettings
 from errorcount.config.load import load_config
 from errorcount.errors import EXIT_DATA_LOSS, EXIT_INTERNAL, DataLossError, JobStop
 from errorcount.offsets import TopicPartition as TP
@@ -42,8 +42,8 @@ class EndingQuery:
 
 def committer(tmp_path, overlap: bool = False) -> BatchCommitter:
     cfg = load_config([], {"KAFKA_TOPIC": "logs", "OVERLAP_COMMIT": str(overlap).lower(), "RETRY_SECONDS": "0"})
-    return BatchCommitter(cfg, Store(None, "job", ["logs"]), Resume({}, 1, "", {"logs": "ID"}), Retention(0),
-                          str(tmp_path))
+    return BatchCommitter(BatchSettings.of(cfg), Store(None, "job", ["logs"]), Resume({}, 1, "", {"logs": "ID"}),
+                          Retention(0), str(tmp_path), describe=str)
 
 
 def test_a_query_ended_by_a_jobstop_between_two_looks_ends_the_driver_with_its_code(tmp_path):

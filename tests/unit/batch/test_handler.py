@@ -1,6 +1,6 @@
 """How a batch's size is known before it runs (the handler's choice of plan)."""
 
-from errorcount.batch.handler import BatchCommitter
+from errorcount.batch.handler import BatchCommitter, BatchSettings
 from errorcount.config.load import load_config
 from errorcount.offsets import of_topic
 from errorcount.start_plan import Resume
@@ -15,9 +15,9 @@ def offset_log(directory, batch_id: int, ends: dict[int, int]) -> None:
 
 
 def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_stored_ones(tmp_path):
-    committer = BatchCommitter(load_config([], {"KAFKA_TOPIC": "logs"}), Store(None, "job", ["logs"]),
+    committer = BatchCommitter(BatchSettings.of(load_config([], {"KAFKA_TOPIC": "logs"})), Store(None, "job", ["logs"]),
                                Resume(of_topic("logs", {0: 100, 1: 40}), 2, "", {"logs": "ID"}), Retention(0),
-                               str(tmp_path))
+                               str(tmp_path), describe=str)
     assert committer.planned_records(0) is None  # nothing in the offset log yet
     offset_log(tmp_path, 0, {0: 130, 1: 45})
     offset_log(tmp_path, 1, {0: 131, 1: 1045})

@@ -1,6 +1,6 @@
 """GROUP_BY's dimensions (docs/contract.md, "Dimensions"): the JVM classifier's series against what
 the sample generator wrote, against hand-written cases, and against the plain-Python second
-implementation (errorcount/testkit/pydims.py) on mutated values (DIFFERENTIAL_VALUES; make
+implementation (tests/oracles/pydims.py) on mutated values (DIFFERENTIAL_VALUES; make
 differential: millions). Also the settings' rules and the plan's one classifier call."""
 
 import json
@@ -13,8 +13,8 @@ import pytest
 from errorcount.config import dimensions
 from errorcount.errors import ConfigError
 from errorcount.pipeline.classify import Contract, classify_lines_df
-from errorcount.testkit import samples
-from errorcount.testkit.pydims import Dimensions
+from errorcount.tools import samples
+from tests.oracles.pydims import Dimensions
 from tests.unit.pipeline.contract_cases import jvm_series, mutated
 
 S = dimensions.SEPARATOR

@@ -8,8 +8,8 @@ from datetime import datetime
 from pyspark.sql import functions as F
 
 from errorcount.pipeline.classify import Contract, outcomes, register_classifier
-from errorcount.testkit import samples
-from errorcount.testkit.pyformats import Reference
+from errorcount.tools import samples
+from tests.oracles.pyformats import Reference
 
 APP = Contract.with_settings()  # the app contract as written
 
@@ -153,7 +153,7 @@ def codes_of(spark) -> dict[str | None, int]:
 
 
 def reference_codes(spark, contract: Contract, values: list[bytes | None]) -> list[tuple[int, int]]:
-    """(minute, outcome code) of each value by the plain-Python reference (errorcount/testkit/pyformats.py)."""
+    """(minute, outcome code) of each value by the plain-Python reference (tests/oracles/pyformats.py)."""
     reference, codes, error_code = Reference(contract), codes_of(spark), outcomes(spark).error
     found = []
     for value in values:

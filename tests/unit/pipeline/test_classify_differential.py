@@ -1,5 +1,5 @@
 """The JVM classifier (java/errorcount/ClassifyLine.java) against the contract's hand-labelled
-cases and, differentially, against the independent plain-Python implementation (errorcount/testkit/pyparse.py)
+cases and, differentially, against the independent plain-Python implementation (tests/oracles/pyparse.py)
 on generated and mutated values. DIFFERENTIAL_VALUES sets how many (make differential: millions)."""
 
 import os
@@ -10,7 +10,7 @@ import pytest
 from errorcount.config.settings import CLASSIFIER_SETTINGS
 from errorcount.errors import ConfigError
 from errorcount.pipeline.classify import Contract, classify_lines_df, outcomes, register_classifier
-from errorcount.testkit import pyparse
+from tests.oracles import pyparse
 from tests.unit.pipeline.contract_cases import CASES, classify_in_jvm, codes_of, epoch_minute, mutated
 
 

@@ -1,6 +1,6 @@
 """The access and json contracts (docs/contract.md) clause by clause: every case is labelled by
 hand and checked on the JVM classifier and on the independent plain-Python implementation
-(errorcount/testkit/pyformats.py). The differential test of the two is
+(tests/oracles/pyformats.py). The differential test of the two is
 tests/unit/pipeline/test_classify_formats_differential.py."""
 
 from datetime import datetime

@@ -1,5 +1,5 @@
-"""The JVM classifier against the independent plain-Python implementation (errorcount/testkit/pyformats.py)
-for the access and json contracts, on generated samples (errorcount/testkit/samples.py), boundary
+"""The JVM classifier against the independent plain-Python implementation (tests/oracles/pyformats.py)
+for the access and json contracts, on generated samples (errorcount/tools/samples.py), boundary
 values and their mutations: stray bytes at every position, random edits, truncations, random
 bytes. DIFFERENTIAL_VALUES sets how many per contract (make differential: millions)."""
 
@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.pipeline.classify import Contract
-from errorcount.testkit import samples
+from errorcount.tools import samples
 from tests.unit.pipeline.contract_cases import jvm_codes, mutated, reference_codes
 
 ACCESS_STRAY = [b'"', b"\\", b" ", b"\t", b"[", b"]", b"/", b":", b"\x00", b"\xff", b"\xc3", b"\n", b"\r", b"-",

@@ -1,15 +1,18 @@
-"""How the store describes a MySQL failure it retries (pure: PyMySQL's exception types only)."""
+"""The job's MySQL connection as pure values: how a failure it retries reads (PyMySQL's exception
+types only), TLS as MYSQL_SSL_MODE says, the session every connection gets."""
+
+import ssl
+import subprocess
 
 import pymysql
 
 from errorcount.config.load import load_config
-from errorcount.store.mysql import failure_text, is_transient
+from errorcount.store.mysql import connect_args, failure_text, is_transient, session_settings
 from errorcount.store.transactions import CommitOutcomeUnknown, retry_outside_batch
 
 
 def test_retried_failures_say_what_happened_and_where():
-    cfg = load_config(["--mysql-host", "db.example", "--mysql-port", "3307"], {})
-    describe = failure_text(cfg, probe=lambda host, port: (host, port) == ("db.example", 3307))
+    describe = failure_text("db.example", 3307, probe=lambda host, port: (host, port) == ("db.example", 3307))
     refused = pymysql.err.OperationalError(2003, "Can't connect to MySQL server on 'db.example' ([Errno 111])")
     assert describe(refused) == "MySQL refused the connection or is unreachable at db.example:3307"
     for lost in (pymysql.err.InterfaceError(0, ""), pymysql.err.OperationalError(2013, "Lost connection"),
@@ -19,7 +22,7 @@ def test_retried_failures_say_what_happened_and_where():
     deadlock = pymysql.err.OperationalError(1213, "Deadlock found when trying to get lock")
     assert describe(deadlock) == "MySQL rolled the transaction back ((1213, 'Deadlock found when trying to get lock'))"
     assert "(0, '')" not in describe(pymysql.err.InterfaceError(0, ""))
-    server_down = failure_text(cfg, probe=lambda host, port: False)  # PyMySQL's (0, '') when reconnecting fails
+    server_down = failure_text("db.example", 3307, probe=lambda host, port: False)  # PyMySQL's (0, '') when reconnecting fails
     assert server_down(pymysql.err.InterfaceError(0, "")) == "MySQL refused the connection or is unreachable at db.example:3307"
 
 
@@ -27,3 +30,26 @@ def test_a_lost_commit_outside_a_batch_is_tried_again_but_not_a_real_error():
     assert retry_outside_batch(CommitOutcomeUnknown("connection lost during COMMIT"))
     assert retry_outside_batch(pymysql.err.OperationalError(2013, "Lost connection"))
     assert not retry_outside_batch(pymysql.err.ProgrammingError(1146, "Table doesn't exist"))
+
+
+def test_mysql_ssl_mode_reaches_the_connection_as_the_mysql_client_reads_it(tmp_path):
+    ca = tmp_path / "ca.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=errorcount-test-ca", "-keyout", str(tmp_path / "ca.key"), "-out", str(ca)],
+                   check=True, capture_output=True)
+    preferred = connect_args(load_config([], {}))
+    assert not any(key.startswith("ssl") for key in preferred)  # PyMySQL's default: TLS if offered, unverified
+    assert connect_args(load_config([], {"MYSQL_SSL_MODE": "disabled"}))["ssl_disabled"] is True
+    required = connect_args(load_config([], {"MYSQL_SSL_MODE": "required"}))["ssl"]
+    assert (required.verify_mode, required.check_hostname) == (ssl.CERT_NONE, False)
+    verify_ca = connect_args(load_config([], {"MYSQL_SSL_MODE": "verify_ca", "MYSQL_SSL_CA": str(ca)}))["ssl"]
+    assert (verify_ca.verify_mode, verify_ca.check_hostname) == (ssl.CERT_REQUIRED, False)
+    identity = connect_args(load_config([], {"MYSQL_SSL_MODE": "verify_identity", "MYSQL_SSL_CA": str(ca)}))["ssl"]
+    assert (identity.verify_mode, identity.check_hostname) == (ssl.CERT_REQUIRED, True)
+    assert identity.get_ca_certs()[0]["subject"] == ((("commonName", "errorcount-test-ca"),),)
+
+
+def test_every_job_session_bounds_how_long_a_frozen_driver_holds_its_locks():
+    statements = session_settings(load_config([], {"MYSQL_IDLE_TIMEOUT": "45"}))
+    assert "SET SESSION wait_timeout = 45" in statements and "SET SESSION innodb_lock_wait_timeout = 45" in statements
+    assert "SET time_zone = '+00:00'" in statements

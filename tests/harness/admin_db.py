@@ -1,7 +1,9 @@
 """Admin-side MySQL access for the tests, make chaos and make bench: the operator's view of
 what the job stored (independent of the job's own store code)."""
 
+import os
 import re
+import subprocess
 from collections import Counter
 
 import pymysql
@@ -23,11 +25,21 @@ def apply_schema(conn: pymysql.Connection) -> None:
     apply_sql_file(conn, "schema.sql")
 
 
-def apply_sql_file(conn: pymysql.Connection, name: str, replace: dict[str, str] | None = None) -> None:
-    """sql/<name>, statement by statement, with each `replace` key put in place of its text."""
-    text = re.sub(r"--[^\n]*", "", (ROOT / "sql" / name).read_text(encoding="utf-8"))  # comments may hold ';'
-    for old, new in (replace or {}).items():
-        text = text.replace(old, new)
+def sql_template(name: str, **names: str) -> str:
+    """sql/<name> with `names` (MYSQL_DATABASE, MYSQL_USER, COUNTS_TABLE, READER_PASSWORD) put in by
+    the stack's own helper, scripts/sql-template.sh."""
+    script = f'source "{ROOT / "scripts" / "sql-template.sh"}" && sql_template "{ROOT / "sql" / name}"'
+    done = subprocess.run(["bash", "-c", script], env={"PATH": os.environ.get("PATH", ""), **names},
+                          capture_output=True, text=True, timeout=30)
+    if done.returncode:
+        raise RuntimeError(f"sql_template {name}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def apply_sql_file(conn: pymysql.Connection, name: str, **names: str) -> None:
+    """sql/<name>, statement by statement; with `names`, through sql_template."""
+    text = sql_template(name, **names) if names else (ROOT / "sql" / name).read_text(encoding="utf-8")
+    text = re.sub(r"--[^\n]*", "", text)  # comments may hold ';'
     for statement in filter(str.strip, text.split(";")):
         query(conn, statement.replace("%", "%%"))  # query() formats: a host '%' must stay as written
 

@@ -1,7 +1,7 @@
 """The access and json contracts (docs/contract.md) written the way a plain-Python user would:
 `re`, the standard `json` module and `decimal`. The independent second implementation the JVM
 classifier is checked against (tests/unit/pipeline/test_classify_formats.py, make differential); the app contract
-is errorcount/testkit/pyparse.py."""
+is tests/oracles/pyparse.py."""
 
 import json
 import re
@@ -11,8 +11,8 @@ from datetime import date
 from decimal import Decimal
 
 from errorcount.pipeline.classify import Contract
-from errorcount.testkit import pyparse
-from errorcount.testkit.pyparse import MAX_MINUTE, MIN_MINUTE
+from tests.oracles import pyparse
+from tests.oracles.pyparse import MAX_MINUTE, MIN_MINUTE
 
 Result = tuple[int | None, bool, str | None]  # (epoch minute, is error, reject reason)
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

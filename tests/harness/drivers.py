@@ -75,19 +75,21 @@ class DriverDied(AssertionError):
 
 
 class Driver:
-    """One spark-submit driver through scripts/run.sh (or `command`, run in the checkout), in its
-    own process group, its output appended to `log_path`. `env` adds to this process's
-    environment; APP_MAIN (errorcount/main.py by default) picks the driver script."""
+    """One spark-submit driver through `scripts/run.sh job` (or `command`, run in the checkout), in
+    its own process group, its output appended to `log_path`. `env` adds to this process's
+    environment; run.sh's options: `driver` another driver script than errorcount/main.py (a path
+    in the checkout), `create_topic` False not to create KAFKA_TOPIC's topics first; `args` the job's flags."""
 
-    def __init__(self, log_path: Path, env: dict[str, str], args: tuple[str, ...] = (),
-                 app_main: str = "errorcount/main.py", command: list[str] | None = None):
+    def __init__(self, log_path: Path, env: dict[str, str], args: tuple[str, ...] = (), driver: str | None = None,
+                 create_topic: bool = True, command: list[str] | None = None):
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.log_path, self.app_main = log_path, app_main
+        self.log_path, self.driver = log_path, driver
+        options = [*(["--driver", str(ROOT / driver)] if driver else []), *([] if create_topic else ["--no-topic"])]
         self.log_from = log_path.stat().st_size if log_path.exists() else 0  # this driver's part of a shared log
         self.launched = time.time()
         with open(log_path, "ab") as log:
-            self.process = subprocess.Popen(command or [str(ROOT / "scripts" / "run.sh"), "job", *args], cwd=ROOT,
-                                            env={**os.environ, **env, "APP_MAIN": str(ROOT / app_main)},
+            self.process = subprocess.Popen(command or [str(ROOT / "scripts" / "run.sh"), "job", *options, *args], cwd=ROOT,
+                                            env={**os.environ, **env},
                                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True, preexec_fn=default_stop_signals)
 

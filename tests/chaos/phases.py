@@ -18,8 +18,8 @@ import urllib.request
 from pathlib import Path
 
 from errorcount import store
-from errorcount.tools import admin_db
-from errorcount.tools.admin_db import query
+from tests.harness import admin_db
+from tests.harness.admin_db import query
 
 PHASES = ("driver starting", "batch running", "committing", "idle")
 UI_PORT = 4071  # chaos drivers' Spark UI, read for running jobs

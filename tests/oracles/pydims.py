@@ -6,8 +6,8 @@ Grouping.java on purpose: text first, then the rules."""
 import re
 
 from errorcount.pipeline.classify import Contract
-from errorcount.testkit import pyparse
-from errorcount.testkit.pyformats import ACCESS, Number, Reference, first_present, lookup, strict_json, upper_ascii
+from tests.oracles import pyparse
+from tests.oracles.pyformats import ACCESS, Number, Reference, first_present, lookup, strict_json, upper_ascii
 
 MAX_BYTES = 64
 SEPARATOR = "\x1f"

@@ -1,10 +1,10 @@
 """make chaos: a producer writes at a steady rate while the driver or the SQL server is SIGKILLed
-again and again, each kill aimed at a phase of the job (errorcount/tools/chaos_phases.py) and the phase it
+again and again, each kill aimed at a phase of the job (tests/chaos/phases.py) and the phase it
 hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
 driver carries on). At the end its counts table (chaos_log), its per-dimension counts (GROUP_BY, adding
 up to the counts table every minute), kafka_offsets and the ledger must be exact.
 
-    python -m errorcount.tools.chaos --help    (options and their defaults; make chaos CHAOS_ARGS=...)
+    python -m tests.chaos.run --help    (options and their defaults; make chaos CHAOS_ARGS=...)
 
 The expectation is computed here in plain Python from the generated lines (errorcount/tools/produce.py),
 never from the job's parser. chaos_log is created like error_log and emptied at the start of each run.
@@ -23,11 +23,13 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-from errorcount.testkit import samples
-from errorcount.tools import ROOT, admin_db, chaos_phases, harness, kafka_admin, produce
-from errorcount.tools.admin_db import error_log, ledger, release_counts_table, series_counts, series_totals, stored_offsets
-from errorcount.tools.admin_db import query as rows
+from errorcount.tools import ROOT, kafka_admin, produce, samples
 from errorcount.tools.localenv import local_stack
+from tests.chaos import phases as chaos_phases
+from tests.harness import admin_db
+from tests.harness import drivers as harness
+from tests.harness.admin_db import error_log, ledger, release_counts_table, series_counts, series_totals, stored_offsets
+from tests.harness.admin_db import query as rows
 
 START = datetime(2040, 1, 1, 0, 0)
 COUNTS_TABLE = "chaos_log"  # its own counts table (a job owns its table): emptied at each run
@@ -42,7 +44,8 @@ def start_driver(job: str, log_path: Path, settings: dict[str, str]) -> harness.
     return harness.Driver(log_path, {**harness.driver_env(job, ""), **settings, "TRIGGER_INTERVAL": "1 second",
                                      "COUNTS_TABLE": COUNTS_TABLE,
                                      "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
-                                     "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"})
+                                     "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"},
+                          create_topic=False)  # the pattern's topics are made here
 
 
 def kill_server() -> None:
@@ -134,7 +137,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         kafka_admin.create_topic(name, partitions)
     events = samples.generate(log_format, lines, seed, START, 120)
     group_by = samples.FORMATS[log_format].group_by  # every dimension the generator labels
-    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": group_by, "RUN_CREATE_TOPIC": "0",
+    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": group_by,
                 "KAFKA_TOPIC_PATTERN": rf"{job}\.t[0-9]+"}
     release_counts_table(conn, COUNTS_TABLE)  # chaos counts into a table of its own, emptied
     before = error_log(conn, COUNTS_TABLE)
@@ -205,7 +208,7 @@ INTRO = (
     "# Reliability: figures from the latest `make chaos` on each SQL server\n\n"
     "A producer writes at a steady rate while the driver (wrapper, JVM and Python) or the SQL server is "
     "SIGKILLed, again and again. Each kill is aimed at a phase of the job (driver starting, batch running, "
-    "committing, idle; `errorcount/tools/chaos_phases.py`) and the phase it actually hit is observed from outside at "
+    "committing, idle; `tests/chaos/phases.py`) and the phase it actually hit is observed from outside at "
     "the moment of the kill: the phase tables below count those. A killed driver is restarted; a killed "
     "server is started again (InnoDB crash recovery) and the running driver carries on. The expectation is "
     "a plain-Python count of every generated line; `lost` and `doubled` compare it minute by minute with "
@@ -238,7 +241,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m errorcount.tools.chaos", description=__doc__, formatter_class=HelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m tests.chaos.run", description=__doc__, formatter_class=HelpFormatter)
     parser.add_argument("--lines", type=int, default=500_000, help="lines written in all")
     parser.add_argument("--partitions", type=int, default=4, help="partitions of each fresh topic")
     parser.add_argument("--topics", type=int, default=3, help="fresh topics, read through one KAFKA_TOPIC_PATTERN")
@@ -257,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
                   topics=args.topics)
     print(table(figures))
     if args.report:
-        command = (f"make chaos (python -m errorcount.tools.chaos --lines {args.lines} --partitions {args.partitions} "
+        command = (f"make chaos (python -m tests.chaos.run --lines {args.lines} --partitions {args.partitions} "
                    f"--topics {args.topics} "
                    f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate} --format {args.format})")
         write_report(Path(args.report), figures, command)

@@ -59,4 +59,4 @@ def test_app_zip_is_byte_for_byte_reproducible(tmp_path):
     names = zipfile.ZipFile(first).namelist()
     assert "errorcount/main.py" in names and "errorcount/supervisor.py" in names
     assert all(name.endswith(".py") and name.startswith("errorcount/") for name in names)
-    assert not any(name.startswith(("errorcount/tools/", "errorcount/testkit/")) for name in names)  # not the job's
+    assert not any(name.startswith(("errorcount/tools/", "tests/")) for name in names)  # not the job's

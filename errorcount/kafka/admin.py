@@ -1,0 +1,65 @@
+"""The driver's one Kafka admin client (the JVM's, already on the driver's classpath), kept for the
+driver's life: topic IDs at each start and before each batch's commit (a topic recreated under a
+running query must not be resumed mid-topic), the topic list a pattern is matched against, and the
+lag mirror's group offsets (errorcount/kafka/lag_mirror.py, from its own thread: Kafka's admin
+client is thread-safe)."""
+
+import contextlib
+from collections.abc import Iterable
+
+from errorcount.errors import ConfigError
+from errorcount.kafka.client import KafkaClient
+from errorcount.offsets import Position
+from errorcount.retry import first_line
+
+
+class KafkaAdmin:
+    """One JVM Admin client made from `client`'s properties; ConfigError if they do not make one."""
+
+    def __init__(self, jvm, client: KafkaClient):
+        self.jvm, self.client = jvm, client
+        try:
+            self.admin = jvm.org.apache.kafka.clients.admin.Admin.create(client.java_properties(jvm, client.properties()))
+        except Exception as error:
+            raise ConfigError(f"cannot create a Kafka admin client from the kafka.* options: {first_line(error)}") from None
+
+    def topic_ids(self, topics: Iterable[str]) -> dict[str, str | None]:
+        """Each topic's ID now; None for a topic that does not exist. KafkaUnavailable if Kafka does not answer."""
+        found: dict[str, str | None] = {}
+        names = self.jvm.java.util.ArrayList()
+        for topic in topics:
+            names.add(topic)
+        if names.isEmpty():
+            return found
+        for topic, future in self.admin.describeTopics(names).topicNameValues().items():
+            try:
+                found[str(topic)] = str(future.get(self.client.timeout_s, self.seconds()).topicId().toString())
+            except Exception as error:
+                if "UnknownTopicOrPartition" not in str(error):
+                    raise self.client.unavailable(error) from None
+                found[str(topic)] = None
+        return found
+
+    def list_topics(self) -> set[str]:
+        """The names of every topic but Kafka's internal ones (as Spark's subscribePattern lists them)."""
+        try:
+            return {str(name) for name in self.admin.listTopics().names().get(self.client.timeout_s, self.seconds())}
+        except Exception as error:
+            raise self.client.unavailable(error) from None
+
+    def write_group_offsets(self, group: str, offsets: Position, timeout_s: int) -> None:
+        """Sets consumer group `group`'s committed offsets to `offsets`; raises what Kafka answered."""
+        jvm = self.jvm
+        java_offsets = jvm.java.util.HashMap()
+        for (topic, partition), offset in sorted(offsets.items()):
+            java_offsets.put(jvm.org.apache.kafka.common.TopicPartition(topic, partition),
+                             jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))
+        options = jvm.org.apache.kafka.clients.admin.AlterConsumerGroupOffsetsOptions().timeoutMs(timeout_s * 1000)
+        self.admin.alterConsumerGroupOffsets(group, java_offsets, options).all().get(timeout_s, self.seconds())
+
+    def seconds(self):
+        return self.jvm.java.util.concurrent.TimeUnit.SECONDS
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # the driver is stopping: nothing to do about a failed close
+            self.admin.close(self.jvm.java.time.Duration.ofSeconds(5))
