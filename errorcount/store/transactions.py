@@ -8,7 +8,6 @@ or not at all.
 """
 
 import contextlib
-import json
 import re
 from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, Row
 from errorcount.store import schema
 from errorcount.store.mysql import ServerCursor, is_mariadb, is_transient
+from errorcount.store.rows import GIVEN_UP, StartState, as_row, as_text, ledger_rows, live, live_ids
 from errorcount.store.series import SeriesStore
 
 T = TypeVar("T")
@@ -46,10 +46,6 @@ SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_
                   "VALUES (%s, %s, %s, %s, %s, %s) AS new "
                   "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
                   "seen_end = new.seen_end, updated_at = CURRENT_TIMESTAMP(3)")
-# A topic or partition given up: its rows stay, as history, under an ID no live topic has; a topic of
-# that name created later is new to the job (its first upsert replaces them), one that comes back
-# with the old ID resumes from them.
-GIVEN_UP = "deleted:"
 GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
            "WHERE job = %s AND topic = %s AND kafka_partition = %s")
 # STARTING_OFFSETS applies at the job's first start only: the first that stored a start.
@@ -208,12 +204,10 @@ class Store:
         reads, given-up ones included, and whether the job has ever stored a start."""
         with transaction(self.conn) as cursor:
             cursor.execute(SELECT_OFFSETS, (self.job,))
-            rows = cursor.fetchall()
+            rows = self.rows(cursor.fetchall())
             cursor.execute(SELECT_STARTED, (self.job, self.job))
             started = cursor.fetchone()
-        return StartState({TopicPartition(topic, int(p)): as_row(int(o), topic_id, seen)
-                           for topic, p, o, topic_id, seen in rows if topic in self.topics},
-                          first_start=not (started and started[0]))
+        return StartState(rows, first_start=not (started and started[0]))
 
     def load_offsets(self) -> Position:
         """Stored next offsets of this job on the topics it reads (given-up rows left out)."""
@@ -231,8 +225,7 @@ class Store:
 
     def live(self, rows) -> Position:
         """The next offsets of SELECT_OFFSETS rows of the topics the job reads, given-up ones left out."""
-        return {TopicPartition(t, int(p)): int(o) for t, p, o, topic_id, _seen in rows
-                if t in self.topics and not str(topic_id or "").startswith(GIVEN_UP)}
+        return live(self.rows(rows))
 
     def check_owner(self, cursor, expected: Position, applied: Position | None = None) -> None:
         """Locks the lease and offset rows; FencedError unless this instance still owns both, or
@@ -315,8 +308,7 @@ class Store:
             with transaction(self.conn) as cursor:
                 self.lock_lease(cursor)
                 cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job,))
-                now = {tp: (row.next_offset, row.topic_id) for tp, row in self.rows(cursor.fetchall()).items() if row.live}
-                self.compare(start.live_ids(), target, now)
+                self.compare(start.live_ids(), target, live_ids(self.rows(cursor.fetchall())))
                 for event in plan.events:
                     cursor.execute(INSERT_SKIPPED, (job, event.topic, event.partition, event.stored, event.resume,
                                                     event.kind, event.why[:REASON_CHARS], self.epoch))
@@ -331,49 +323,3 @@ class Store:
         """SELECT_OFFSETS rows of the topics the job reads, as the start planner's Rows."""
         return {TopicPartition(t, int(p)): as_row(int(o), topic_id, seen) for t, p, o, topic_id, seen in rows
                 if t in self.topics}
-
-
-@dataclass(frozen=True)
-class StartState:
-    """What MySQL holds for a start: the job's offset rows of the topics it reads, and whether this
-    is its first start (no start ever stored)."""
-
-    rows: dict[TopicPartition, Row]
-    first_start: bool
-
-    def live(self) -> Position:
-        return {tp: row.next_offset for tp, row in self.rows.items() if row.live}
-
-    def live_ids(self) -> dict[TopicPartition, tuple[int, str | None]]:
-        return {tp: (row.next_offset, row.topic_id) for tp, row in self.rows.items() if row.live}
-
-
-def as_row(next_offset: int, topic_id: str | None, seen_end) -> Row:
-    """A kafka_offsets row as the planner reads it: a given-up row's ID is the one it had."""
-    given_up = str(topic_id or "").startswith(GIVEN_UP)
-    kept = str(topic_id)[len(GIVEN_UP):] if given_up else topic_id
-    return Row(next_offset, kept or None, live=not given_up, seen_end=None if seen_end is None else int(seen_end))
-
-
-def ledger_rows(job: str, epoch: int, batch: BatchSummary, before: Position, after: Position,
-                series: tuple[int, int]) -> list[tuple]:
-    """The batch's ledger rows: one per topic whose offsets it moved, with that topic's records,
-    ERROR lines and rejects, and its offsets before and after ({"partition": next offset}). The
-    series' figures (new series, overflow lines: the job's, not a topic's) are on the first row."""
-    moved = sorted({tp.topic for tp, o in after.items() if before.get(tp) != o})
-    # A batch of one topic has its totals (a summary made outside summarize() may lack per_topic).
-    per_topic = batch.per_topic or ({moved[0]: (batch.records, batch.errors, batch.rejected)} if len(moved) == 1 else {})
-    rows = []
-    for number, topic in enumerate(moved):
-        records, errors, rejected = per_topic.get(topic, (0, 0, 0))
-        rows.append((job, topic, epoch, records, errors, rejected, *(series if number == 0 else (0, 0)),
-                     as_json(offsets.in_topic(before, topic)), as_json(offsets.in_topic(after, topic))))
-    return rows
-
-
-def as_json(offsets: dict[int, int]) -> str:
-    return json.dumps({str(p): o for p, o in sorted(offsets.items())})
-
-
-def as_text(position: Mapping) -> str:
-    return ", ".join(f"{tp}: {o}" for tp, o in sorted(position.items())) or "none"
