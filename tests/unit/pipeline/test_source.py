@@ -5,14 +5,7 @@ from errorcount.config.load import load_config
 from errorcount.kafka.client import KafkaClient
 from errorcount.kafka.subscription import Subscription
 from errorcount.pipeline.source import source_options
-
-SASL_ENV = {
-    "KAFKA_BOOTSTRAP_SERVERS": "broker-1:9093,broker-2:9093",
-    "KAFKA_OPT_SECURITY_PROTOCOL": "SASL_SSL",
-    "KAFKA_OPT_SASL_MECHANISM": "SCRAM-SHA-512",
-    "KAFKA_OPT_SASL_JAAS_CONFIG": 'org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";',
-    "KAFKA_OPT_SSL_TRUSTSTORE_PASSWORD": "changeit",
-}
+from tests.unit.kafka.test_client import SASL_ENV  # the same security options as every client
 
 
 def test_sasl_ssl_options_reach_the_spark_source(tmp_path):
