@@ -11,3 +11,11 @@ SET @ddl = IF((SELECT data_type FROM information_schema.columns WHERE table_sche
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;
+
+-- Tables copied before COUNT_LINES lack line_count: add it as error_log has it.
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'counts_table' AND column_name = 'line_count') = 0,
+              'ALTER TABLE `counts_table` ADD COLUMN line_count BIGINT NOT NULL DEFAULT 0 AFTER log_count', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;

@@ -2,10 +2,14 @@
 -- Runs on MySQL 8.4 and MariaDB 10.11. Applied by an admin account (the job itself only
 -- reads and writes rows; it verifies at startup that these tables and columns exist).
 
--- Per-minute ERROR line counts (UTC minutes when the line carried a zone, else as written).
+-- Per-minute ERROR line counts (UTC minutes when the line carried a zone, else as written), and
+-- with COUNT_LINES every line of the minute (error or not; rejects are not lines): log_count <=
+-- line_count, the error ratio's numerator and denominator, in one row. A minute with lines and no
+-- ERROR line has log_count 0.
 CREATE TABLE IF NOT EXISTS error_log (
-  log_time  DATETIME NOT NULL PRIMARY KEY,
-  log_count BIGINT   NOT NULL DEFAULT 0
+  log_time   DATETIME NOT NULL PRIMARY KEY,
+  log_count  BIGINT   NOT NULL DEFAULT 0,
+  line_count BIGINT   NOT NULL DEFAULT 0
 ) ENGINE = InnoDB;
 
 -- Next Kafka offset to read, per job, topic and partition: committed in the same transaction
@@ -117,24 +121,17 @@ CREATE TABLE IF NOT EXISTS error_series_labels (
   PRIMARY KEY (series_id, dimension)
 ) ENGINE = InnoDB;
 
--- ERROR lines per minute and series, in the same transaction as the total in COUNTS_TABLE: for each
--- minute counted with GROUP_BY on, the job's series add up to the total. Rows of minutes older than
--- SERIES_RETENTION_DAYS are deleted.
+-- ERROR lines (and with COUNT_LINES all lines) per minute and series, in the same transaction as
+-- the totals in COUNTS_TABLE: for each minute counted with GROUP_BY on, the job's series add up to
+-- the totals in both columns. Rows of minutes older than SERIES_RETENTION_DAYS are deleted.
 CREATE TABLE IF NOT EXISTS error_series_counts (
-  job       VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-  log_time  DATETIME     NOT NULL,
-  series_id BIGINT       NOT NULL,
-  log_count BIGINT       NOT NULL DEFAULT 0,
+  job        VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  log_time   DATETIME     NOT NULL,
+  series_id  BIGINT       NOT NULL,
+  log_count  BIGINT       NOT NULL DEFAULT 0,
+  line_count BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (job, log_time, series_id)
 ) ENGINE = InnoDB;
-
--- The per-dimension counts with their labels: one row per minute, series and dimension. Sum
--- log_count grouped by `value` for one `dimension` (value NULL: over MAX_SERIES); docs/operations.md.
-CREATE OR REPLACE VIEW error_counts_by_label AS
-SELECT c.job, c.log_time, l.dimension, l.value, c.log_count, c.series_id, s.dimensions
-FROM error_series_counts c
-JOIN error_series s ON s.series_id = c.series_id
-JOIN error_series_labels l ON l.series_id = c.series_id;
 
 -- Migrations for databases created by an earlier version of this file. MySQL 8.4 has neither
 -- ADD COLUMN IF NOT EXISTS nor CREATE INDEX IF NOT EXISTS (MariaDB has both), so each change
@@ -240,3 +237,27 @@ UPDATE skipped_offsets SET kind = CASE
     WHEN reason LIKE '%topic deleted while the job had offsets%' THEN 'given_up'
     ELSE 'unknown' END
 WHERE kind = 'unknown';
+
+-- Lines per minute (COUNT_LINES): line_count beside log_count, 0 for minutes counted before.
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'error_log' AND column_name = 'line_count') = 0,
+              'ALTER TABLE error_log ADD COLUMN line_count BIGINT NOT NULL DEFAULT 0 AFTER log_count', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'error_series_counts' AND column_name = 'line_count') = 0,
+              'ALTER TABLE error_series_counts ADD COLUMN line_count BIGINT NOT NULL DEFAULT 0 AFTER log_count', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- The per-dimension counts with their labels: one row per minute, series and dimension. Sum
+-- log_count (and line_count) grouped by `value` for one `dimension` (value NULL: over MAX_SERIES);
+-- docs/operations.md. Defined after the migrations: it reads line_count.
+CREATE OR REPLACE VIEW error_counts_by_label AS
+SELECT c.job, c.log_time, l.dimension, l.value, c.log_count, c.line_count, c.series_id, s.dimensions
+FROM error_series_counts c
+JOIN error_series s ON s.series_id = c.series_id
+JOIN error_series_labels l ON l.series_id = c.series_id;

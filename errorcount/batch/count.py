@@ -20,11 +20,11 @@ def spark_job_running(df: DataFrame) -> bool:
 
 
 def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, hooks: Hooks,
-          bounds: Bounds | None = None) -> BatchSummary:
+          bounds: Bounds | None = None, every_line: bool = True) -> BatchSummary:
     """Step one of a batch: its BatchSummary, complete (dead letters included) and frozen. One Spark
     job; a second only when two rejects of a partition fell on one dead-letter slot while every
     reject fits under DEAD_LETTER_LIMIT (that job reads at most the limit's rows). `bounds`: the
-    offsets the batch may hold per partition (count_planned), when known."""
+    offsets the batch may hold per partition (count_planned), when known; `every_line`: COUNT_LINES."""
     # One task reading every partition leaves the aggregate a single partition, so Spark
     # plans no shuffle: one stage instead of two, ~20-30 ms less for a small batch, but one core.
     # Otherwise at most `tasks` (the cores Spark has): Spark's Kafka source makes a task per
@@ -32,26 +32,26 @@ def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, h
     # small tasks' overhead (make bench (t), docs/performance.md). coalesce() never adds tasks.
     source = batch_df.coalesce(tasks)
     with hooks.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
-        rows = batch_summary_df(source, slots, bounds).collect()
-    summary = summarize(rows, dead_letter_limit)
+        rows = batch_summary_df(source, slots, bounds, every_line).collect()
+    summary = summarize(rows, dead_letter_limit, every_line)
     if len(summary.dead_letters) < summary.rejected <= dead_letter_limit:
         summary = dataclasses.replace(summary, dead_letters=every_dead_letter(rejected_rows_df(source).collect()))
     return summary
 
 
 def count_planned(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, hooks: Hooks,
-                  expected: offsets.Position, planned: offsets.Position | None) -> BatchSummary:
+                  expected: offsets.Position, planned: offsets.Position | None, every_line: bool = True) -> BatchSummary:
     """count() within the batch's bounds: from the stored next offset (0 for a partition new to the
     job, which no overlap check covers) to the end Spark `planned`. Should a row lie past the plan
     (the plan is not what was read), the ERROR rows counted across partitions bound no partition's
     range: the batch is counted again with every row's partition, and batch_end stores max offset
     + 1, as without a plan."""
     if not planned:
-        return count(batch_df, slots, dead_letter_limit, tasks, hooks)
+        return count(batch_df, slots, dead_letter_limit, tasks, hooks, every_line=every_line)
     bounds = {partition: (expected.get(partition, 0), end) for partition, end in planned.items()}
-    summary = count(batch_df, slots, dead_letter_limit, tasks, hooks, bounds)
+    summary = count(batch_df, slots, dead_letter_limit, tasks, hooks, bounds, every_line)
     if offsets.beyond_plan(summary.ranges, planned):
         log.warning("a batch holds rows past its planned offsets %s; counting it again per partition",
                     logline.format_value(planned))
-        summary = count(batch_df, slots, dead_letter_limit, tasks, hooks)
+        summary = count(batch_df, slots, dead_letter_limit, tasks, hooks, every_line=every_line)
     return summary

@@ -32,16 +32,18 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class BatchSettings:
     """The settings a query's batches are handled with: DEAD_LETTER_LIMIT, SINGLE_TASK_MAX_RECORDS,
-    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT."""
+    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT, COUNT_LINES."""
 
     dead_letter_limit: int
     single_task_max_records: int
     retry_seconds: int
     overlap_commit: bool
+    count_lines: bool = True
 
     @classmethod
     def of(cls, cfg: Config) -> "BatchSettings":
-        return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit)
+        return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
+                   cfg.count_lines)
 
 
 class BatchCommitter:
@@ -62,6 +64,7 @@ class BatchCommitter:
                  checkpoint: str, describe: Callable[[BaseException], str], watch: Watch | None = None,
                  topic_now: Callable[[list[str]], dict[str, str | None]] | None = None, hooks: Hooks = NO_FAULTS):
         self.dead_letter_limit, self.single_task_max = settings.dead_letter_limit, settings.single_task_max_records
+        self.count_lines = settings.count_lines
         self.hooks = hooks
         self.watch = watch or Watch()
         self.guard = TopicGuard(resume.topic_ids, resume.given_up, topic_now, settings.retry_seconds)
@@ -130,7 +133,7 @@ class BatchCommitter:
         one_task = planned is not None and planned <= self.single_task_max
         cores = batch_df.sparkSession.sparkContext.defaultParallelism
         summary = count_planned(batch_df, self.slots, self.dead_letter_limit, 1 if one_task else cores,
-                                self.hooks, self.expected, ends)
+                                self.hooks, self.expected, ends, self.count_lines)
         # Spark's planned end also moves past transaction markers and aborted records, which the
         # rows never show: a batch of only those commits its offsets too, so nothing stalls.
         after = offsets.batch_end(self.expected, summary.ranges, ends)

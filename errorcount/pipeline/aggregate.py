@@ -13,19 +13,19 @@ from errorcount.pipeline.summary import FIELDS
 Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
 
 
-KEYS = ("topic", "partition", "error_minute", "series", "dead_slot")  # a summary row's group
+KEYS = ("topic", "partition", "minute", "series", "dead_slot")  # a summary row's group
 
 
 @once_per_app
 def _summary_columns() -> tuple[Column, Column, list[Column]]:
-    """The group's hash, error_minute, and the aggregates. The hash leads the grouping (a function of the keys,
+    """The group's hash, the ERROR-only minute, and the aggregates. The hash leads the grouping (a function of the keys,
     so the groups are the same): the sort-based aggregate (dead letters pick a reject's value,
     which hash aggregation cannot hold) sorts by it first, and its 8-byte sort prefix then tells
     nearly every pair of groups apart without reading the rows. Led by the topic, the prefix was
     that name's first bytes, the same for every row, and each comparison compared whole rows,
     series strings included (docs/performance.md, "Counting by dimension")."""
     return F.xxhash64(*KEYS).alias("group_hash"), F.when(F.col("is_error"), F.col("minute")), [
-        F.count(F.lit(1)).alias("records"), F.count("reject_reason").alias("rejected"),
+        F.count(F.lit(1)).alias("records"), F.count_if("is_error").alias("errors"), F.count("reject_reason").alias("rejected"),
         F.min("offset").alias("min_offset"), F.max("offset").alias("max_offset"),
         F.min_by("reject_reason", "offset").alias("reject_reason"),
         F.min_by("raw_value", "offset").alias("raw_value")]
@@ -37,12 +37,14 @@ def dead_letter_slots(limit: int, partitions: int) -> int:
     return -(-limit // max(partitions, 1)) if limit > 0 else 0
 
 
-def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | None = None) -> DataFrame:
+def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | None = None,
+                     every_line: bool = True) -> DataFrame:
     """In: classify_lines_df output (topic, partition, offset, minute, is_error, reject_reason, raw_value, series).
-    Out: topic, partition, error_minute (epoch minute of ERROR rows, null for all other rows), series
-    (an ERROR row's GROUP_BY values, else null), dead_slot, records, rejected, min_offset,
-    max_offset, reject_reason, raw_value, and newest_ms (the newest Kafka timestamp, epoch ms)
-    when the input has a timestamp.
+    Out: topic, partition, minute (epoch minute of every line with `every_line` (COUNT_LINES), else
+    of ERROR lines only; null for rejects), series (its GROUP_BY values, else null), dead_slot,
+    records, errors (the ERROR lines among them), rejected, min_offset, max_offset, reject_reason,
+    raw_value, and newest_ms (the newest Kafka timestamp, epoch ms) when the input has a timestamp.
+    A group with a minute holds lines only: its records are its lines.
 
     Rejected rows group by dead_slot = offset mod `slots`: each such group is a dead letter, its
     lowest offset (min_offset) with that row's reason and raw value. With slots 0, dead_slot,
@@ -50,19 +52,20 @@ def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | Non
     letters, at most partitions x (ERROR minutes x series + 1 + slots) rows; a partition whose
     batch spans at most `slots` offsets keeps every rejected row, a longer one keeps a sample spread over the batch.
 
-    With `bounds` (the batch's planned offsets), an ERROR row inside its partition's bounds is
-    counted with partition null: ERROR rows group by topic, minute and series across partitions
+    With `bounds` (the batch's planned offsets), a row with a minute inside its partition's bounds is
+    counted with partition null: such rows group by topic, minute and series across partitions
     (partitions times fewer rows to shuffle, collect and fold). Every other row keeps its
     partition, so the offset ranges the driver checks (no record before the stored offset, none
     past the plan) still see each row that could break them."""
     group_hash, error_minute, aggregates = _summary_columns()
-    keys = {"error_minute": error_minute,
+    keys = {"minute": F.col("minute") if every_line else error_minute,
             "dead_slot": (F.when(F.col("reject_reason").isNotNull(), F.pmod(F.col("offset"), F.lit(slots))) if slots
                           else F.lit(None).cast("long"))}
     if bounds:
-        keys["partition"] = F.when(F.col("is_error") & _inside(bounds), F.lit(None)).otherwise(F.col("partition"))
+        counted = F.col("minute").isNotNull() if every_line else F.col("is_error")
+        keys["partition"] = F.when(counted & _inside(bounds), F.lit(None)).otherwise(F.col("partition"))
     if not slots:  # no dead letters (DEAD_LETTER_LIMIT=0): skip picking each group's first reject
-        aggregates = aggregates[:4] + [F.lit(None).cast("string").alias("reject_reason"),
+        aggregates = aggregates[:5] + [F.lit(None).cast("string").alias("reject_reason"),
                                        F.lit(None).cast("binary").alias("raw_value")]
     newest = _newest() if "timestamp" in classified.columns else []
     return (classified.withColumns(keys).groupBy(group_hash, *KEYS).agg(*aggregates, *newest)

@@ -65,6 +65,11 @@ class Contract:
         return dimensions.TOPIC in dimensions.names(self["GROUP_BY"])
 
     @property
+    def every_line(self) -> bool:
+        """COUNT_LINES: every line is counted, with its series, not only ERROR lines."""
+        return self["COUNT_LINES"] == "true"
+
+    @property
     def function(self) -> str:
         """The SQL function of this contract's classifier. One name per contract: a plan built for
         one contract can never run another's classifier, whatever else was registered."""
@@ -114,8 +119,8 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     """In: Kafka rows (value, topic, partition, offset[, timestamp]).
     Out: topic, partition, offset, minute (long epoch minute or null), is_error (boolean),
     reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null),
-    series (an ERROR row's GROUP_BY values joined by dimensions.SEPARATOR; null for other rows and
-    without GROUP_BY), and timestamp (the Kafka record's) when the input has it.
+    series (a line's GROUP_BY values joined by dimensions.SEPARATOR: every line's with COUNT_LINES,
+    else an ERROR line's; null for rejects and without GROUP_BY), and timestamp (the Kafka record's) when the input has it.
     minute is null exactly when reject_reason is not. Classified under `contract` only."""
     spark = df.sparkSession
     function = register_classifier(spark, contract)
@@ -124,19 +129,20 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     def build() -> list[list]:
         # Built once per application and contract: a Column is an unbound expression tree, and
         # building one costs a py4j round trip per node (errorcount/pipeline/columns.py).
-        stages = classify_stages(function, outcomes(spark), contract.by_topic)
+        stages = classify_stages(function, outcomes(spark), contract.by_topic, contract.every_line)
         return [[*columns, "timestamp"] for columns in stages] if timed else stages
     return select_stages(df, _per_app.get(("stages", function, timed), build))
 
 
-def classify_stages(function: str, codes: Outcomes, by_topic: bool = False) -> list[list]:
+def classify_stages(function: str, codes: Outcomes, by_topic: bool = False, every_line: bool = True) -> list[list]:
     """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field.
-    `by_topic`: an ERROR row's series ends with its topic (GROUP_BY names `topic`)."""
+    `by_topic`: a line's series ends with its topic (GROUP_BY names `topic`): every line's with
+    `every_line` (COUNT_LINES), else an ERROR line's, as the classifier's own series."""
     code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
     rejected = (code != codes.valid) & (code != codes.error)
     series = F.col("series")
     if by_topic:  # concat_ws skips the classifier's null series when topic is the only dimension
-        series = F.when(code == codes.error, F.concat_ws(dimensions.SEPARATOR, "series",
+        series = F.when(~rejected if every_line else code == codes.error, F.concat_ws(dimensions.SEPARATOR, "series",
                                                           F.substring("topic", 1, dimensions.VALUE_BYTES)))
     return [["topic", "partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")],
             ["topic", "partition", "offset", "value", F.col("classified").getField("packed").alias("packed"),

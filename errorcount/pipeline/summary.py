@@ -21,35 +21,43 @@ class BatchSummary:
     records: int = 0
     errors: int = 0
     rejected: int = 0
-    minute_counts: dict[int, int] = field(default_factory=dict)
+    minute_counts: dict[int, int] = field(default_factory=dict)  # epoch minute: ERROR lines
     ranges: dict[TopicPartition, tuple[int, int]] = field(default_factory=dict)
     dead_letters: tuple[DeadLetter, ...] = ()
     newest_ms: int | None = None  # the newest Kafka record timestamp (epoch ms), when the rows carry it
     series_counts: dict[tuple[int, str], int] = field(default_factory=dict)  # (minute, series): ERROR lines, GROUP_BY
     per_topic: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # topic: (records, errors, rejected)
+    # COUNT_LINES: every line (error or not, rejects not) per minute, and per (minute, series) with
+    # GROUP_BY; a minute or series with lines and no ERROR line is in minute_counts/series_counts
+    # with 0. Empty without COUNT_LINES.
+    minute_lines: dict[int, int] = field(default_factory=dict)
+    series_lines: dict[tuple[int, str], int] = field(default_factory=dict)
 
 
 # batch_summary_df's columns, in its order (it selects them from here; newest_ms only when the
 # input has timestamps): summarize() unpacks rows in this order without a per-field lookup
-FIELDS = ("topic", "partition", "error_minute", "series", "dead_slot", "records", "rejected", "min_offset", "max_offset",
+FIELDS = ("topic", "partition", "minute", "series", "dead_slot", "records", "errors", "rejected", "min_offset", "max_offset",
           "reject_reason", "raw_value", "newest_ms")
 
 
-def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> BatchSummary:
+def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_line: bool = False) -> BatchSummary:
     """Folds batch_summary_df rows (collected to the driver) into one BatchSummary, keeping at
     most `dead_letter_limit` dead letters (None: all), lowest (topic, partition, offset) first.
-    The offset ranges come from the rows with a partition.
+    The offset ranges come from the rows with a partition. `every_line`: the rows were grouped
+    with every line's minute (COUNT_LINES): lines are counted too.
     A batch of many minutes and series has tens of thousands of rows: each is unpacked once and
     added to per-partition accumulators, the totals are made from those at the end."""
     minute_counts: dict[int, int] = {}
     series_counts: dict[tuple[int, str], int] = {}
+    minute_lines: dict[int, int] = {}
+    series_lines: dict[tuple[int, str], int] = {}
     partitions: dict[tuple[str, int | None], list[int]] = {}  # (topic, partition): [records, errors, rejected, low, high]
     dead_letters: list[DeadLetter] = []
     newest_ms: int | None = None
     values: Callable[[Any], tuple] | None = None
     for row in rows:
         values = values or reader(row)
-        topic, partition, minute, series, slot, count, rejects, low, high, reason, raw, newest = values(row)
+        topic, partition, minute, series, slot, count, errors, rejects, low, high, reason, raw, newest = values(row)
         seen = partitions.get((topic, partition))
         if seen is None:
             seen = partitions[topic, partition] = [0, 0, 0, low, high]
@@ -59,11 +67,15 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
             seen[3] = low
         if high > seen[4]:
             seen[4] = high
-        if minute is not None:
-            seen[1] += count
-            minute_counts[minute] = minute_counts.get(minute, 0) + count
+        if minute is not None:  # a group of lines: `count` lines, `errors` of them ERROR lines
+            seen[1] += errors
+            minute_counts[minute] = minute_counts.get(minute, 0) + errors
+            if every_line:
+                minute_lines[minute] = minute_lines.get(minute, 0) + count
             if series is not None:
-                series_counts[minute, series] = series_counts.get((minute, series), 0) + count
+                series_counts[minute, series] = series_counts.get((minute, series), 0) + errors
+                if every_line:
+                    series_lines[minute, series] = series_lines.get((minute, series), 0) + count
         elif slot is not None:
             dead_letters.append((topic, partition, low, reason, None if raw is None else bytes(raw)))
         if newest is not None and (newest_ms is None or newest > newest_ms):
@@ -79,7 +91,7 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None) -> Batc
     kept = tuple(sorted(dead_letters, key=lambda letter: letter[:3])[:dead_letter_limit])
     return BatchSummary(sum(t[0] for t in per_topic.values()), sum(t[1] for t in per_topic.values()),
                         sum(t[2] for t in per_topic.values()), minute_counts, ranges, kept, newest_ms, series_counts,
-                        per_topic)
+                        per_topic, minute_lines, series_lines)
 
 
 def reader(row: Any) -> Callable[[Any], Any]:

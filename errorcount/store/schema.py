@@ -8,7 +8,7 @@ from errorcount.errors import ConfigError
 
 COUNTS_TABLE = "error_log"  # the default; COUNTS_TABLE names another table of its shape
 REQUIRED_COLUMNS = {
-    "error_log": {"log_time", "log_count"},
+    "error_log": {"log_time", "log_count", "line_count"},
     "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "topic_id", "seen_end", "updated_at"},
     "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint", "first_planned_at"},
     "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "new_series", "overflow_lines",
@@ -19,7 +19,7 @@ REQUIRED_COLUMNS = {
     "counts_tables": {"counts_table", "job", "shared", "claimed_at"},
     "error_series": {"series_id", "job", "dimensions", "series_key", "overflow", "created_at"},
     "error_series_labels": {"series_id", "dimension", "value"},
-    "error_series_counts": {"job", "log_time", "series_id", "log_count"},
+    "error_series_counts": {"job", "log_time", "series_id", "log_count", "line_count"},
 }
 REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"}}  # RETENTION_DAYS deletes by it
 # Types that a too narrow column would turn into failing batches (a minute past 2^31 - 1 ERRORs).

@@ -10,6 +10,7 @@ nothing and a retried batch admits the same series again (admit is pure and dete
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from errorcount.config import dimensions
 from errorcount.offsets import minute_key
@@ -20,8 +21,10 @@ SELECT_SERIES = "SELECT series_key, series_id, overflow FROM error_series WHERE 
 INSERT_SERIES = "INSERT INTO error_series (job, dimensions, series_key, overflow) VALUES (%s, %s, %s, %s)"
 SELECT_NEW = "SELECT series_key, series_id FROM error_series WHERE job = %s AND series_id > %s"
 INSERT_LABELS = "INSERT INTO error_series_labels (series_id, dimension, value) VALUES (%s, %s, %s)"
-UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_id, log_count) VALUES (%s, %s, %s, %s) "
-                        "AS new ON DUPLICATE KEY UPDATE log_count = error_series_counts.log_count + new.log_count")
+UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_id, log_count, line_count) "
+                        "VALUES (%s, %s, %s, %s, %s) AS new ON DUPLICATE KEY UPDATE "
+                        "log_count = error_series_counts.log_count + new.log_count, "
+                        "line_count = error_series_counts.line_count + new.line_count")
 
 
 @dataclass(frozen=True)
@@ -33,11 +36,11 @@ class Admission:
     overflowed: frozenset[str]
 
 
-def admit(new: Mapping[str, int], registered: int, cap: int) -> Admission:
-    """Pure: of the batch's new series ({series: its ERROR lines in the batch}), as many as fit
-    under `cap` with `registered` already there, the ones with most lines first (then by value),
-    so the same batch against the same registry always admits the same series."""
-    ordered = sorted(new, key=lambda series: (-new[series], series))
+def admit(new: Mapping[str, Any], registered: int, cap: int) -> Admission:
+    """Pure: of the batch's new series ({series: its weight in the batch: ERROR lines, or (ERROR
+    lines, lines)}), as many as fit under `cap` with `registered` already there, the heaviest
+    first (then by value), so the same batch against the same registry always admits the same series."""
+    ordered = sorted(sorted(new), key=new.__getitem__, reverse=True)  # stable: equal weights by value
     room = max(cap - registered, 0)
     return Admission(tuple(ordered[:room]), frozenset(ordered[room:]))
 
@@ -76,25 +79,32 @@ class SeriesStore:
         ids = {bytes(key): int(series_id) for key, series_id, _overflow in rows}
         return Registry(ids, sum(not overflow for _key, _id, overflow in rows))
 
-    def write(self, cursor, series_counts: Mapping[tuple[int, str], int]) -> Written:
-        """In the batch's transaction: admits new series, registers them with their labels, and adds
-        the batch's counts to error_series_counts, in (minute, series_id) order."""
+    def write(self, cursor, series_counts: Mapping[tuple[int, str], int],
+              series_lines: Mapping[tuple[int, str], int] | None = None) -> Written:
+        """In the batch's transaction: admits new series (most ERROR lines first, then most lines),
+        registers them with their labels, and adds the batch's counts (ERROR lines, and lines with
+        COUNT_LINES) to error_series_counts, in (minute, series_id) order. The overflow series
+        counts both of every series not admitted."""
         registry = self.registry or self.load(cursor)
-        totals: dict[str, int] = {}
-        for (_minute, series), count in series_counts.items():
-            totals[series] = totals.get(series, 0) + count
+        lines = series_lines or {}
+        totals: dict[str, tuple[int, int]] = {}
+        for (minute, series), count in series_counts.items():
+            errors, seen = totals.get(series, (0, 0))
+            totals[series] = (errors + count, seen + lines.get((minute, series), 0))
         key = {series: dimensions.series_key(self.group_by, series) for series in totals}
         admission = admit({s: n for s, n in totals.items() if key[s] not in registry.ids}, registry.registered, self.max_series)
         overflow_key = dimensions.series_key(self.group_by, None)
         new_overflow = bool(admission.overflowed) and overflow_key not in registry.ids
         ids = {**registry.ids, **self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)}
-        counts: dict[tuple[int, int], int] = {}
+        counts: dict[tuple[int, int], tuple[int, int]] = {}
         for (minute, series), count in series_counts.items():
             target = ids[overflow_key if series in admission.overflowed else key[series]]
-            counts[minute, target] = counts.get((minute, target), 0) + count
+            errors, seen = counts.get((minute, target), (0, 0))
+            counts[minute, target] = (errors + count, seen + lines.get((minute, series), 0))
         minutes = {minute: minute_key(minute) for minute, _id in counts}
-        cursor.executemany(UPSERT_SERIES_COUNTS, [(self.job, minutes[m], i, n) for (m, i), n in sorted(counts.items())])
-        overflow_lines = sum(totals[s] for s in admission.overflowed)
+        cursor.executemany(UPSERT_SERIES_COUNTS, [(self.job, minutes[m], i, n, seen)
+                                                  for (m, i), (n, seen) in sorted(counts.items())])
+        overflow_lines = sum(totals[s][0] for s in admission.overflowed)
         return Written(Registry(ids, registry.registered + len(admission.admitted)), len(admission.admitted), overflow_lines)
 
     def register_all(self, cursor, registry: Registry, admitted: Mapping[str, bytes], overflow: bool) -> dict[bytes, int]:

@@ -34,8 +34,9 @@ SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id, seen_en
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 # Upserts are written with MySQL 8's row alias; on MariaDB, which has none, transaction() runs them
 # with VALUES(col) (errorcount/store/mysql.py: for_server).
-UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s) AS new "
-                 "ON DUPLICATE KEY UPDATE log_count = `{table}`.log_count + new.log_count")
+UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES (%s, %s, %s) AS new "
+                 "ON DUPLICATE KEY UPDATE log_count = `{table}`.log_count + new.log_count, "
+                 "line_count = `{table}`.line_count + new.line_count")
 # An offset is stored with the ID of the topic it belongs to (a recreated topic has another) and the
 # highest end offset the job has seen the partition at: a batch raises it, a start sets it.
 UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end) "
@@ -274,11 +275,13 @@ class Store:
         try:
             with transaction(self.conn, self.hooks) as cursor:
                 self.check_owner(cursor, before, applied=after)
-                if batch.minute_counts:
+                minutes = sorted(batch.minute_counts.keys() | batch.minute_lines.keys())
+                if minutes:
                     cursor.executemany(with_table(UPSERT_COUNTS, self.counts_table),
-                                       [(minute_key(m), n) for m, n in sorted(batch.minute_counts.items())])
+                                       [(minute_key(m), batch.minute_counts.get(m, 0), batch.minute_lines.get(m, 0))
+                                        for m in minutes])
                 if self.series and batch.series_counts:
-                    written = self.series.write(cursor, batch.series_counts)
+                    written = self.series.write(cursor, batch.series_counts, batch.series_lines)
                 cursor.executemany(UPSERT_OFFSETS, [(job, *tp, after[tp], topic_ids[tp.topic],
                                                      max(after[tp], seen.get(tp, 0))) for tp in rows])
                 if batch.dead_letters:

@@ -9,8 +9,9 @@ import org.apache.spark.unsafe.types.UTF8String;
 /**
  * The log contracts (docs/contract.md) on a Kafka record's raw value bytes, as a Spark Java UDF
  * returning a struct (RETURN_TYPE): {@code packed}, the packed long of Outcome
- * ({@code epochMinute * 16 + code}), and {@code series}, an ERROR record's dimension values
- * (GROUP_BY, Grouping), null for every other record or without GROUP_BY (a struct measured
+ * ({@code epochMinute * 16 + code}), and {@code series}, a line's dimension values (GROUP_BY,
+ * Grouping): every line's with COUNT_LINES, else an ERROR record's; null for a reject and without
+ * GROUP_BY (a struct measured
  * cheaper than a second function: bench/RESULTS-output-shapes.md).
  *
  * <p>No regex, no String on the data path: one pass over the bytes. The grammars are ASCII, so
@@ -28,6 +29,7 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
     private final LineFormat line;  // app or access; null for json
     private final JsonEvent json;
     private final Grouping grouping;
+    private final boolean everyLine;  // COUNT_LINES: every line has its series, not only ERROR lines
 
     /**
      * settings: the log-format settings by their names in errorcount/config/settings.py, as text, already
@@ -38,6 +40,7 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
         Settings read = new Settings(settings);
         String format = read.text("LOG_FORMAT");
         this.grouping = new Grouping(read);
+        this.everyLine = read.text("COUNT_LINES").equals("true");
         if (format.equals("json")) {
             this.line = null;
             this.json = new JsonEvent(read, read.optional("JSON_MESSAGE_FIELD") == null ? null
@@ -83,12 +86,15 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
         }
         if (line != null) {
             long packed = line.classifyValue(value, value.length);
-            UTF8String series = Outcome.isError(packed) && !grouping.isEmpty()
-                    ? grouping.series(line.labelsOfValue(value, value.length), null, null) : null;
+            UTF8String series = labelled(packed) ? grouping.series(line.labelsOfValue(value, value.length), null, null) : null;
             return RowFactory.create(packed, series);
         }
         int[][] found = new int[1][];  // the event's field positions: read once for both
         long packed = json.classify(value, found);
-        return RowFactory.create(packed, Outcome.isError(packed) && !grouping.isEmpty() ? json.series(value, found[0], grouping) : null);
+        return RowFactory.create(packed, labelled(packed) ? json.series(value, found[0], grouping) : null);
+    }
+
+    private boolean labelled(long packed) {
+        return !grouping.isEmpty() && (everyLine ? Outcome.isLine(packed) : Outcome.isError(packed));
     }
 }

@@ -40,6 +40,12 @@ final class Outcome {
         return (packed & 15) == ERROR;
     }
 
+    /** A line that is counted: valid or error (every other code is a reject). */
+    static boolean isLine(long packed) {
+        int code = (int) (packed & 15);
+        return code == VALID || code == ERROR;
+    }
+
     /** A counted minute (VALID or ERROR), or MINUTE_OUT_OF_RANGE outside MySQL's DATETIME range. */
     static long counted(long epochMinute, boolean error) {
         if (epochMinute < MIN_MINUTE || epochMinute > MAX_MINUTE) {

@@ -29,7 +29,7 @@ def test_seconds_behind_the_newest_committed_record():
 
 
 def test_the_summary_keeps_the_newest_timestamp_of_its_rows():
-    fields = {"topic": "logs", "partition": 0, "error_minute": None, "dead_slot": None, "records": 3, "rejected": 0,
+    fields = {"topic": "logs", "partition": 0, "minute": None, "dead_slot": None, "records": 3, "errors": 0, "rejected": 0,
               "min_offset": 0, "max_offset": 2, "reject_reason": None, "raw_value": None}
     assert summarize([Row(**fields, newest_ms=n) for n in (5, 9, None)]).newest_ms == 9
     assert summarize([Row(**fields)]).newest_ms is None

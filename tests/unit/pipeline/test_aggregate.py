@@ -17,8 +17,14 @@ from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summari
 
 IN_SCHEMA = ("topic string, partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, "
              "series string")
-OUT_SCHEMA = ("topic string, partition int, error_minute long, series string, dead_slot long, records long, rejected long, "
-              "min_offset long, max_offset long, reject_reason string, raw_value binary")
+OUT_SCHEMA = ("topic string, partition int, minute long, series string, dead_slot long, records long, errors long, "
+              "rejected long, min_offset long, max_offset long, reject_reason string, raw_value binary")
+
+
+def errors_only(rows: list[tuple]) -> list[tuple]:
+    """Expected rows of the ERROR-only grouping (COUNT_LINES=false), written without the errors
+    column: a group with a minute holds ERROR lines only (errors = records), any other none."""
+    return [(*r[:6], r[5] if r[2] is not None else 0, *r[6:]) for r in rows]
 
 
 def test_batch_summary_groups_errors_by_partition_and_minute(spark):
@@ -40,8 +46,8 @@ def test_batch_summary_groups_errors_by_partition_and_minute(spark):
         ("t", 1, 100, "a", None, 1, 0, 7, 7, None, None), ("t", 1, None, None, None, 1, 1, 9, 9, None, None),
         ("u", 0, None, None, None, 1, 1, 0, 0, None, None),
     ]
-    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
-    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, every_line=False))
+    assert_df_equality(actual, spark.createDataFrame(errors_only(expected), OUT_SCHEMA), ignore_row_order=True,
                        ignore_nullable=True)
 
 
@@ -67,14 +73,15 @@ def test_with_bounds_errors_inside_count_across_partitions_and_others_keep_their
         ("t", 0, None, None, None, 1, 0, 12, 12, None, None), ("t", 1, None, None, None, 1, 1, 5, 5, None, None),
         ("u", 0, 100, "a", None, 1, 0, 3, 3, None, None),
     ]
-    actual = spark.createDataFrame(bounded_rows(), IN_SCHEMA).transform(lambda df: batch_summary_df(df, 0, BOUNDS))
-    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+    actual = spark.createDataFrame(bounded_rows(), IN_SCHEMA).transform(lambda df: batch_summary_df(df, 0, BOUNDS, False))
+    assert_df_equality(actual, spark.createDataFrame(errors_only(expected), OUT_SCHEMA), ignore_row_order=True,
                        ignore_nullable=True)
 
 
 def test_bounds_change_no_count_and_every_row_that_breaks_them_still_bounds_its_partition(spark):
     df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
-    plain, bounded = summarize(batch_summary_df(df, 2).collect()), summarize(batch_summary_df(df, 2, BOUNDS).collect())
+    plain = summarize(batch_summary_df(df, 2, every_line=False).collect())
+    bounded = summarize(batch_summary_df(df, 2, BOUNDS, every_line=False).collect())
     assert dataclasses.replace(bounded, ranges=plain.ranges) == plain
     # t-0 from 9 (an ERROR row before the bounds), t-1 to 8 (one at the planned end), as without bounds
     assert bounded.ranges == {TopicPartition("t", 0): (9, 12), TopicPartition("t", 1): (5, 8),
@@ -112,7 +119,7 @@ def test_rejected_rows_fill_dead_letter_slots_by_offset(spark):
                 ("t", 0, 100, None, None, 1, 0, 17, 17, None, None),
                 ("t", 1, None, None, 1, 1, 1, 3, 3, "null_value", None)]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, 2))
-    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True,
+    assert_df_equality(actual, spark.createDataFrame(errors_only(expected), OUT_SCHEMA), ignore_row_order=True,
                        ignore_nullable=True)
 
 
@@ -135,9 +142,11 @@ def test_dead_letter_slots_share_the_limit_between_partitions():
 
 
 def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None, series=None,
-        topic="t"):
-    return Row(topic=topic, partition=partition, error_minute=minute, series=series, dead_slot=slot, records=records,
-               rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
+        topic="t", errors=None):
+    """A summary row; `errors` defaults to the ERROR-only grouping's (all of a minute's records)."""
+    errors = (records if minute is not None else 0) if errors is None else errors
+    return Row(topic=topic, partition=partition, minute=minute, series=series, dead_slot=slot, records=records,
+               errors=errors, rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
 
 
 def test_summarize_adds_up_minutes_and_offset_ranges():
@@ -177,12 +186,46 @@ def test_a_batch_past_its_plan_is_counted_again_with_every_rows_partition(spark)
     df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
     stored = {TopicPartition("t", 0): 9, TopicPartition("t", 1): 5}
     plan = {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9, TopicPartition("u", 0): 4}
-    within = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan)
+    within = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan, every_line=False)
     # all ERROR rows lie inside: the ranges are the other rows' (u-0 has none)
     assert within.ranges == {TopicPartition("t", 0): (12, 12), TopicPartition("t", 1): (5, 5)}
     assert batch_end(stored, within.ranges, plan) == plan
     past = {**plan, TopicPartition("t", 1): 8}
-    again = count_planned(df, 0, 0, 2, NO_FAULTS, stored, past)
-    assert again == count_planned(df, 0, 0, 2, NO_FAULTS, stored, None) == summarize(batch_summary_df(df).collect())
+    again = count_planned(df, 0, 0, 2, NO_FAULTS, stored, past, every_line=False)
+    assert again == count_planned(df, 0, 0, 2, NO_FAULTS, stored, None, every_line=False) == summarize(
+        batch_summary_df(df, every_line=False).collect())
     assert batch_end(stored, again.ranges, past) == {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9,
                                                      TopicPartition("u", 0): 4}
+
+
+def test_with_count_lines_every_line_groups_by_its_minute_and_series_and_its_errors_are_counted(spark):
+    rows = [
+        ("t", 0, 10, 100, True, None, None, "a"), ("t", 0, 11, 100, False, None, None, "a"),  # one series: 2 lines, 1 ERROR
+        ("t", 0, 12, 100, False, None, None, "b"), ("t", 0, 13, 101, False, None, None, "a"),  # lines, no ERROR
+        ("t", 0, 14, None, False, "bad_level", b"x", None),  # a reject is not a line
+        ("t", 1, 7, 100, True, None, None, "a"),
+    ]
+    expected = [
+        ("t", 0, 100, "a", None, 2, 1, 0, 10, 11, None, None), ("t", 0, 100, "b", None, 1, 0, 0, 12, 12, None, None),
+        ("t", 0, 101, "a", None, 1, 0, 0, 13, 13, None, None), ("t", 0, None, None, None, 1, 0, 1, 14, 14, None, None),
+        ("t", 1, 100, "a", None, 1, 1, 0, 7, 7, None, None),
+    ]
+    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
+    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True, ignore_nullable=True)
+    summary = summarize(actual.collect(), every_line=True)
+    assert summary.minute_counts == {100: 2, 101: 0} and summary.minute_lines == {100: 4, 101: 1}
+    assert summary.series_counts == {(100, "a"): 2, (100, "b"): 0, (101, "a"): 0}
+    assert summary.series_lines == {(100, "a"): 3, (100, "b"): 1, (101, "a"): 1}
+    assert (summary.records, summary.errors, summary.rejected) == (6, 2, 1)
+
+
+def test_with_count_lines_every_line_inside_the_bounds_counts_across_partitions(spark):
+    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
+    stored = {TopicPartition("t", 0): 9, TopicPartition("t", 1): 5}
+    plan = {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9, TopicPartition("u", 0): 4}
+    summary = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan)
+    # every line lies inside: the reject (t-1's 5) is the only row left to bound a partition
+    assert summary.ranges == {TopicPartition("t", 1): (5, 5)}
+    assert summary.minute_lines == {100: 7, 101: 1} and summary.minute_counts == {100: 6, 101: 1}
+    unbounded = count_planned(df, 0, 0, 2, NO_FAULTS, stored, None)
+    assert dataclasses.replace(summary, ranges=unbounded.ranges) == unbounded
