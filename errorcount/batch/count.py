@@ -20,7 +20,7 @@ def spark_job_running(df: DataFrame) -> bool:
 
 
 def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, hooks: Hooks,
-          bounds: Bounds | None = None, every_line: bool = True) -> BatchSummary:
+          bounds: Bounds | None = None, every_line: bool = False) -> BatchSummary:
     """Step one of a batch: its BatchSummary, complete (dead letters included) and frozen. One Spark
     job; a second only when two rejects of a partition fell on one dead-letter slot while every
     reject fits under DEAD_LETTER_LIMIT (that job reads at most the limit's rows). `bounds`: the
@@ -40,7 +40,7 @@ def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, h
 
 
 def count_planned(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, hooks: Hooks,
-                  expected: offsets.Position, planned: offsets.Position | None, every_line: bool = True) -> BatchSummary:
+                  expected: offsets.Position, planned: offsets.Position | None, every_line: bool = False) -> BatchSummary:
     """count() within the batch's bounds: from the stored next offset (0 for a partition new to the
     job, which no overlap check covers) to the end Spark `planned`. Should a row lie past the plan
     (the plan is not what was read), the ERROR rows counted across partitions bound no partition's

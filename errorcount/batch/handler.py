@@ -38,7 +38,7 @@ class BatchSettings:
     single_task_max_records: int
     retry_seconds: int
     overlap_commit: bool
-    count_lines: bool = True
+    count_lines: bool = False
 
     @classmethod
     def of(cls, cfg: Config) -> "BatchSettings":

@@ -137,7 +137,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SHARE_COUNTS_TABLE", bool, "false", "let this job add into a COUNTS_TABLE that other jobs write too",
             note="A counts table belongs to the first job that writes it; another job is refused (exit 2) unless it "
                  "and every job already writing the table set this (their counts then add up in one table)."),
-    Setting("COUNT_LINES", bool, "true", "also count every valid line per minute (and per series): an error ratio's denominator",
+    Setting("COUNT_LINES", bool, "false", "also count every valid line per minute (and per series): an error ratio's denominator",
             note="line_count beside log_count in COUNTS_TABLE and error_series_counts, in the same transaction; a "
                  "rejected record is not a line. false: line_count stays 0 and only ERROR lines are classified "
                  "into series (docs/operations.md, 'Error ratios').", classifier=True),

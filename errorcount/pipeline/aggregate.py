@@ -38,7 +38,7 @@ def dead_letter_slots(limit: int, partitions: int) -> int:
 
 
 def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | None = None,
-                     every_line: bool = True) -> DataFrame:
+                     every_line: bool = False) -> DataFrame:
     """In: classify_lines_df output (topic, partition, offset, minute, is_error, reject_reason, raw_value, series).
     Out: topic, partition, minute (epoch minute of every line with `every_line` (COUNT_LINES), else
     of ERROR lines only; null for rejects), series (its GROUP_BY values, else null), dead_slot,

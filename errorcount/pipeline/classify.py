@@ -134,7 +134,7 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     return select_stages(df, _per_app.get(("stages", function, timed), build))
 
 
-def classify_stages(function: str, codes: Outcomes, by_topic: bool = False, every_line: bool = True) -> list[list]:
+def classify_stages(function: str, codes: Outcomes, by_topic: bool = False, every_line: bool = False) -> list[list]:
     """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field.
     `by_topic`: a line's series ends with its topic (GROUP_BY names `topic`): every line's with
     `every_line` (COUNT_LINES), else an ERROR line's, as the classifier's own series."""

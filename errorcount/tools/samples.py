@@ -37,9 +37,10 @@ BAD_VALUES = [
 @dataclass(frozen=True)
 class Event:
     value: bytes | None
-    error_minute: str | None  # 'YYYY-MM-DD HH:MM:00' (UTC) if this event must be counted
+    error_minute: str | None  # 'YYYY-MM-DD HH:MM:00' (UTC) if this event must be counted as an error
     rejected: bool
-    labels: tuple[tuple[str, str], ...] = ()  # an error's dimension values, as written by the generator
+    labels: tuple[tuple[str, str], ...] = ()  # a line's dimension values (error or not), as written by the generator
+    minute: str | None = None  # every line's minute (COUNT_LINES), error or not; None for a reject
 
 
 def format_line(instant: datetime, zone: str | None, level: str, rng: random.Random) -> str:
@@ -66,12 +67,23 @@ def make_event(rng: random.Random, start: datetime, minutes: int) -> Event:
     line += rng.choice(["", f" request {rng.randrange(10**6)} failed", "\tdetail",
                         " trace\n  at a.b(C.java:1)\n  at d.e(F.java:2)", " crlf\r\n"])
     minute = instant.replace(second=0, microsecond=0).strftime("%Y-%m-%d %H:%M:00")
-    labels = (("level", level.strip("[]:").upper()),) if is_error else ()
-    return Event((" " + line if rng.random() < 0.05 else line).encode(), minute if is_error else None, False, labels)
+    labels = (("level", level.strip("[]:").upper()),)
+    return Event((" " + line if rng.random() < 0.05 else line).encode(), minute if is_error else None, False, labels,
+                 minute)
 
 
 def expected_counts(events: list[Event]) -> dict[str, int]:
     return dict(Counter(e.error_minute for e in events if e.error_minute))
+
+
+def expected_lines(events: list[Event]) -> dict[str, int]:
+    """{minute: lines}: every line, error or not (COUNT_LINES)."""
+    return dict(Counter(e.minute for e in events if e.minute))
+
+
+def expected_series_lines(events: list[Event], dimensions: tuple[str, ...]) -> dict[tuple[str, tuple[str, ...]], int]:
+    """{(minute, values of `dimensions`): lines}, every line's, from what the generator wrote."""
+    return dict(Counter((e.minute, tuple(dict(e.labels)[name] for name in dimensions)) for e in events if e.minute))
 
 
 def expected_series(events: list[Event], dimensions: tuple[str, ...]) -> dict[tuple[str, tuple[str, ...]], int]:
@@ -141,7 +153,7 @@ def access_event(rng: random.Random, start: datetime, minutes: int) -> Event:
             f'[{local:%d}/{MONTHS[local.month - 1]}/{local:%Y:%H:%M:%S} {zone}] "{request}" '
             f"{status} {size}{rng.choice(AGENTS)}{rng.choice(('', '', chr(13)))}")
     labels = (("status", str(status)), ("method", method), ("path", path))
-    return Event(line.encode(), minute_of(instant) if status >= 500 else None, False, labels if status >= 500 else ())
+    return Event(line.encode(), minute_of(instant) if status >= 500 else None, False, labels, minute_of(instant))
 
 
 def json_event(rng: random.Random, start: datetime, minutes: int) -> Event:
@@ -187,8 +199,18 @@ def json_event(rng: random.Random, start: datetime, minutes: int) -> Event:
     elif service:
         event["service"] = {"name": service, "version": "1.4.2"}
     text = json.dumps(event, indent=2 if rng.random() < 0.1 else None, ensure_ascii=rng.random() < 0.5)
-    labels = (("field:service.name", service), ("level", "50" if shape == 2 else "ERROR"))
-    return Event(text.encode(), minute_of(instant) if error else None, False, labels if error else ())
+    labels = (("field:service.name", service), ("level", json_level_label(event, shape, level)))
+    return Event(text.encode(), minute_of(instant) if error else None, False, labels, minute_of(instant))
+
+
+def json_level_label(event: dict, shape: int, level: str) -> str:
+    """The level dimension of a generated event: the level as written, upper-cased (pino's number as
+    text, Google's severity as set)."""
+    if shape == 2:
+        return str(event["level"])
+    if shape == 6:
+        return str(event["severity"])
+    return level.upper()
 
 
 FORMATS = {

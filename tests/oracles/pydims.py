@@ -34,7 +34,8 @@ def path(target: str, depth: int) -> str:
 
 
 class Dimensions:
-    """The series of each ERROR value under one contract (its GROUP_BY), else None."""
+    """The series of each line under one contract (its GROUP_BY): every line's with COUNT_LINES,
+    else an ERROR line's; None for the rest."""
 
     def __init__(self, contract: Contract):
         self.reference = Reference(contract)
@@ -42,8 +43,9 @@ class Dimensions:
         self.names = [name for name in self.contract["GROUP_BY"].split(",") if name]
 
     def series(self, value: bytes | None) -> str | None:
-        _minute, error, _reason = self.reference.classify(value)
-        if not error or not self.names or value is None:
+        _minute, error, reason = self.reference.classify(value)
+        every_line = self.contract.get("COUNT_LINES") == "true"
+        if not (error or every_line and reason is None) or not self.names or value is None:
             return None
         text = value.decode("utf-8", "replace")
         event: dict = {}
@@ -62,10 +64,10 @@ class Dimensions:
         first = text.split("\n", 1)[0].removesuffix("\r").strip(" \t")
         if fmt == "app":
             matched = pyparse.LINE.match(first)
-            assert matched is not None, "an ERROR line"
+            assert matched is not None, "a line"
             return {"level": label(upper_ascii(matched.group(2).strip("[]")))}
         matched = ACCESS.fullmatch(first)
-        assert matched is not None, "an ERROR line"
+        assert matched is not None, "a line"
         bracket = len(first) - len(first.split(" ", 3)[3])  # HOST IDENT USER hold no space
         request = first[bracket + 30:matched.start(9) - 2]  # '[' + 26 + '] "' ... '" ' STATUS
         parts = request.split(" ")

@@ -26,12 +26,15 @@ GROUPED = {
 
 
 @pytest.mark.parametrize("log_format", ["app", "access", "json"])
-def test_the_series_are_what_the_generator_wrote(spark, log_format):
-    contract = GROUPED[log_format]
+@pytest.mark.parametrize("every_line", [False, True], ids=["errors", "every-line"])
+def test_the_series_are_what_the_generator_wrote(spark, log_format, every_line):
+    """ERROR lines' series; with COUNT_LINES every line's (a reject has none)."""
+    contract = Contract.with_settings(**{**dict(GROUPED[log_format].settings), "COUNT_LINES": str(every_line).lower()})
     names = dimensions.names(contract["GROUP_BY"])
     events = samples.generate(log_format, 3000, 7, datetime(2030, 6, 1), 30)
     got = jvm_series(spark, contract, [e.value for e in events])
-    wanted = [S.join(dict(e.labels)[name] for name in names) if e.error_minute else None for e in events]
+    wanted = [S.join(dict(e.labels)[name] for name in names) if (e.minute if every_line else e.error_minute) else None
+              for e in events]
     assert got == wanted
     assert len(set(wanted)) > (1 if log_format == "app" else 10)
 
@@ -115,6 +118,14 @@ DIFFERENTIAL = [
     ("wrapped", Contract.with_settings(LOG_FORMAT="json", JSON_MESSAGE_FIELD="message", GROUP_BY="level,field:log.level")),
     ("statuses", Contract.with_settings(LOG_FORMAT="json", JSON_STATUS_FIELD="status", GROUP_BY="status,field:message")),
     ("labels", Contract.with_settings(LOG_FORMAT="json", GROUP_BY="field:v,level")),
+    # COUNT_LINES: every line has its series, not only ERROR lines
+    ("app", Contract.with_settings(LOG_FORMAT="app", GROUP_BY="level", COUNT_LINES="true")),
+    ("access", Contract.with_settings(LOG_FORMAT="access", GROUP_BY="status,method,path", COUNT_LINES="true")),
+    ("json", Contract.with_settings(LOG_FORMAT="json", GROUP_BY="level,field:service.name,field:msg", COUNT_LINES="true")),
+    ("wrapped", Contract.with_settings(LOG_FORMAT="json", JSON_MESSAGE_FIELD="message", GROUP_BY="level,field:log.level",
+                                       COUNT_LINES="true")),
+    ("statuses", Contract.with_settings(LOG_FORMAT="json", JSON_STATUS_FIELD="status", GROUP_BY="status,field:message",
+                                        COUNT_LINES="true")),
 ]
 
 

@@ -210,7 +210,7 @@ def test_with_count_lines_every_line_groups_by_its_minute_and_series_and_its_err
         ("t", 0, 101, "a", None, 1, 0, 0, 13, 13, None, None), ("t", 0, None, None, None, 1, 0, 1, 14, 14, None, None),
         ("t", 1, 100, "a", None, 1, 1, 0, 7, 7, None, None),
     ]
-    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(batch_summary_df)
+    actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, every_line=True))
     assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True, ignore_nullable=True)
     summary = summarize(actual.collect(), every_line=True)
     assert summary.minute_counts == {100: 2, 101: 0} and summary.minute_lines == {100: 4, 101: 1}
@@ -223,9 +223,9 @@ def test_with_count_lines_every_line_inside_the_bounds_counts_across_partitions(
     df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
     stored = {TopicPartition("t", 0): 9, TopicPartition("t", 1): 5}
     plan = {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9, TopicPartition("u", 0): 4}
-    summary = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan)
+    summary = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan, every_line=True)
     # every line lies inside: the reject (t-1's 5) is the only row left to bound a partition
     assert summary.ranges == {TopicPartition("t", 1): (5, 5)}
     assert summary.minute_lines == {100: 7, 101: 1} and summary.minute_counts == {100: 6, 101: 1}
-    unbounded = count_planned(df, 0, 0, 2, NO_FAULTS, stored, None)
+    unbounded = count_planned(df, 0, 0, 2, NO_FAULTS, stored, None, every_line=True)
     assert dataclasses.replace(summary, ranges=unbounded.ranges) == unbounded
