@@ -7,8 +7,10 @@ from datetime import datetime
 
 from errorcount.config import dimensions
 
+# A series with lines and no ERROR line (COUNT_LINES) has log_count 0: not an error's value.
 SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count) FROM error_counts_by_label "
-                   "WHERE job = %s AND dimension = %s AND log_time BETWEEN %s AND %s GROUP BY log_time, value")
+                   "WHERE job = %s AND dimension = %s AND log_time BETWEEN %s AND %s GROUP BY log_time, value "
+                   "HAVING SUM(log_count) > 0")
 SELECT_NEWEST = "SELECT MAX(log_time) FROM error_series_counts WHERE job = %s"
 OVERFLOW = "(over MAX_SERIES)"  # the overflow series' value (NULL in the tables)
 EMPTY = "(none)"                # a record without the value (stored as '')

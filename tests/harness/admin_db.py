@@ -54,10 +54,12 @@ def query(conn: pymysql.Connection, sql: str, args=()) -> list[tuple]:
         return list(cursor.fetchall())
 
 
-def error_log(conn: pymysql.Connection, table: str = "error_log") -> Counter:
-    """A counts table (error_log by default) as {'YYYY-MM-DD HH:MM:00': count}."""
+def error_log(conn: pymysql.Connection, table: str = "error_log", column: str = "log_count") -> Counter:
+    """A counts table (error_log by default) as {'YYYY-MM-DD HH:MM:00': count} of `column`
+    (log_count: ERROR lines; line_count: every line, COUNT_LINES). A Counter: a minute at 0 equals
+    one not there."""
     return Counter({t.strftime("%Y-%m-%d %H:%M:00"): int(n)
-                    for t, n in query(conn, f"SELECT log_time, log_count FROM `{table}`")})
+                    for t, n in query(conn, f"SELECT log_time, `{column}` FROM `{table}`")})
 
 
 def release_counts_table(conn: pymysql.Connection, table: str = "error_log", empty: bool = True) -> None:
@@ -92,10 +94,11 @@ def ledger(conn: pymysql.Connection, job: str) -> tuple[int, int, int, int]:
     return batches, records, errors, rejected
 
 
-def series_counts(conn: pymysql.Connection, job: str, dimensions: str) -> Counter:
-    """A job's per-dimension counts of the series of one GROUP_BY (`dimensions`, canonical) as
-    {('YYYY-MM-DD HH:MM:00', (value, ...)): count}, values in that order; the overflow series' are None."""
-    rows = query(conn, "SELECT c.log_time, c.series_id, l.dimension, l.value, c.log_count "
+def series_counts(conn: pymysql.Connection, job: str, dimensions: str, column: str = "log_count") -> Counter:
+    """A job's per-dimension counts (`column`: log_count or line_count) of the series of one GROUP_BY
+    (`dimensions`, canonical) as {('YYYY-MM-DD HH:MM:00', (value, ...)): count}, values in that
+    order; the overflow series' are None."""
+    rows = query(conn, f"SELECT c.log_time, c.series_id, l.dimension, l.value, c.`{column}` "
                        "FROM error_series_counts c JOIN error_series s ON s.series_id = c.series_id "
                        "JOIN error_series_labels l ON l.series_id = c.series_id WHERE c.job = %s AND s.dimensions = %s",
                  (job, dimensions))
@@ -111,7 +114,7 @@ def series_counts(conn: pymysql.Connection, job: str, dimensions: str) -> Counte
     return result
 
 
-def series_totals(conn: pymysql.Connection, job: str) -> Counter:
-    """A job's per-dimension counts summed over every series, per minute: {'YYYY-MM-DD HH:MM:00': count}."""
+def series_totals(conn: pymysql.Connection, job: str, column: str = "log_count") -> Counter:
+    """A job's per-dimension counts (`column`) summed over every series, per minute: {'YYYY-MM-DD HH:MM:00': count}."""
     return Counter({t.strftime("%Y-%m-%d %H:%M:00"): int(n) for t, n in query(
-        conn, "SELECT log_time, SUM(log_count) FROM error_series_counts WHERE job = %s GROUP BY log_time", (job,))})
+        conn, f"SELECT log_time, SUM(`{column}`) FROM error_series_counts WHERE job = %s GROUP BY log_time", (job,))})

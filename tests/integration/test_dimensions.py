@@ -1,6 +1,7 @@
 """GROUP_BY through the real broker and server: each format's per-dimension counts against what the
-sample generator wrote (errorcount/tools/samples.py), the series adding up to the total every
-minute, a change of GROUP_BY between runs keeping history, and MAX_SERIES reached mid-batch."""
+sample generator wrote (errorcount/tools/samples.py), with COUNT_LINES every line's too (the
+error ratio's denominator), the series adding up to the totals every minute in both columns, a
+change of GROUP_BY between runs keeping history, and MAX_SERIES reached mid-batch."""
 
 import os
 import re
@@ -43,7 +44,8 @@ def counts_tables(admin):
         query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
 
 
-def test_each_format_counts_by_its_dimensions(admin, counts_tables, make_topic, start_driver, tmp_path, monkeypatch):
+def test_each_format_counts_lines_and_errors_by_its_dimensions(admin, counts_tables, make_topic, start_driver, tmp_path,
+                                                                monkeypatch):
     events, jobs, drivers, topics = {}, {}, {}, {}
     for seed, (log_format, group_by) in enumerate(GROUP_BY.items()):
         make_schema(counts_tables[log_format])
@@ -53,21 +55,28 @@ def test_each_format_counts_by_its_dimensions(admin, counts_tables, make_topic, 
         jobs[log_format] = unique(f"{log_format}-dims")
         drivers[log_format] = start_driver(jobs[log_format], topics[log_format], env={
             **samples.FORMATS[log_format].settings, "COUNTS_TABLE": counts_tables[log_format], "GROUP_BY": group_by,
-            "SINGLE_TASK_MAX_RECORDS": "0", "MAX_OFFSETS_PER_TRIGGER": "1500"})
+            "SINGLE_TASK_MAX_RECORDS": "0", "MAX_OFFSETS_PER_TRIGGER": "1500", "COUNT_LINES": "true"})
     for log_format, group_by in GROUP_BY.items():
         job = jobs[log_format]
         catch_up(admin, job, topics[log_format], drivers[log_format], timeout=300)
         wanted = expected_series(events[log_format], group_by)
         assert series_counts(admin, job, group_by) == wanted, log_format
         total = error_log(admin, counts_tables[log_format])
-        assert total == samples.expected_counts(events[log_format])
+        assert total == Counter(samples.expected_counts(events[log_format]))
         assert series_totals(admin, job) == total  # every minute: the series add up to the total
-        assert registry(admin, job) == [(group_by, 0)] * len({values for _minute, values in wanted}), log_format
+        lines = error_log(admin, counts_tables[log_format], "line_count")
+        assert lines == Counter(samples.expected_lines(events[log_format])), log_format
+        wanted_lines = Counter(samples.expected_series_lines(events[log_format], tuple(group_by.split(","))))
+        assert series_counts(admin, job, group_by, "line_count") == wanted_lines, log_format
+        assert series_totals(admin, job, "line_count") == lines  # both columns add up
+        assert all(total[minute] <= lines[minute] for minute in lines) and total.keys() <= lines.keys()
+        # a series with lines and no ERROR line is a series: every line's values are registered
+        assert registry(admin, job) == [(group_by, 0)] * len({values for _minute, values in wanted_lines}), log_format
         new_series, overflow = query(admin, "SELECT SUM(new_series), SUM(overflow_lines) FROM ingest_batches WHERE job = %s",
                                      (job,))[0]
         assert (int(new_series), int(overflow)) == (len(registry(admin, job)), 0)
     labelled = query(admin, "SELECT value, SUM(log_count) FROM error_counts_by_label WHERE job = %s AND dimension = 'path' "
-                            "GROUP BY value", (jobs["access"],))  # the view, as docs/operations.md queries it
+                            "GROUP BY value HAVING SUM(log_count) > 0", (jobs["access"],))  # the view, as documented
     by_path = Counter()
     for (_minute, (_method, path, _status)), count in expected_series(events["access"], GROUP_BY["access"]).items():
         by_path[path] += count
