@@ -27,6 +27,7 @@ class JobMetrics:
         self.batches = Counter("errorcount_batches", "Committed micro-batches", one, registry=r)
         self.records = Counter("errorcount_records", "Kafka records committed", one, registry=r)
         self.error_lines = Counter("errorcount_error_lines", "Records counted as errors", one, registry=r)
+        self.lines = Counter("errorcount_lines", "Lines counted, error or not (COUNT_LINES; 0 when off)", one, registry=r)
         self.rejected = Counter("errorcount_rejected_records", "Records rejected by the contract", one, registry=r)
         self.dead_letters = Counter("errorcount_dead_letters", "Rejected records kept in rejected_lines", one, registry=r)
         self.commit_retries = Counter("errorcount_commit_retries", "MySQL commit attempts that failed and were retried",
@@ -53,7 +54,7 @@ class JobMetrics:
                                   registry=r)
         self.overflow_lines = Counter("errorcount_overflow_lines", "ERROR lines counted into an overflow series "
                                       "(MAX_SERIES reached)", one, registry=r)
-        for series in (self.batches, self.records, self.error_lines, self.rejected, self.dead_letters,
+        for series in (self.batches, self.records, self.error_lines, self.lines, self.rejected, self.dead_letters,
                        self.commit_retries, self.query_restarts, self.mirror_failures, self.batch_seconds,
                        self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit, self.overflow_lines):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
@@ -68,11 +69,12 @@ class JobMetrics:
         log.info("metrics: serving Prometheus metrics on http://%s:%d/metrics", host, port)
 
     def committed(self, *, records: int, errors: int, rejected: int, dead_letters: int, offsets: Position,
-                  batch_s: float, commit_s: float, now_s: float) -> None:
+                  batch_s: float, commit_s: float, now_s: float, lines: int = 0) -> None:
         j = self.job
         self.batches.labels(j).inc()
         self.records.labels(j).inc(records)
         self.error_lines.labels(j).inc(errors)
+        self.lines.labels(j).inc(lines)
         self.rejected.labels(j).inc(rejected)
         self.dead_letters.labels(j).inc(dead_letters)
         self.batch_seconds.labels(j).observe(batch_s)

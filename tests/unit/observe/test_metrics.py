@@ -26,7 +26,7 @@ def value(metrics: JobMetrics, name: str, **labels: str) -> float:
 
 def test_every_job_series_exists_at_zero_before_the_first_batch():
     metrics = JobMetrics("orders")
-    for name in ("errorcount_batches_total", "errorcount_records_total", "errorcount_error_lines_total",
+    for name in ("errorcount_batches_total", "errorcount_records_total", "errorcount_error_lines_total", "errorcount_lines_total",
                  "errorcount_rejected_records_total", "errorcount_dead_letters_total", "errorcount_commit_retries_total",
                  "errorcount_query_restarts_total", "errorcount_lag_mirror_failures_total", "errorcount_epoch",
                  "errorcount_lag_seconds", "errorcount_last_commit_timestamp_seconds", "errorcount_overflow_lines_total",
@@ -39,10 +39,11 @@ def test_commits_add_what_their_batches_had():
     batches = [(100, 7, 2, 1, {("logs", 0): 60, ("logs", 1): 40}), (50, 0, 5, 3, {("logs", 0): 110})]
     for number, (records, errors, rejected, dead, offsets) in enumerate(batches):
         metrics.committed(records=records, errors=errors, rejected=rejected, dead_letters=dead, offsets=offsets,
-                          batch_s=0.5, commit_s=0.02, now_s=1_800_000_000 + number)
+                          batch_s=0.5, commit_s=0.02, now_s=1_800_000_000 + number, lines=records - rejected)
     assert value(metrics, "errorcount_batches_total") == 2
     assert value(metrics, "errorcount_records_total") == 150
     assert value(metrics, "errorcount_error_lines_total") == 7
+    assert value(metrics, "errorcount_lines_total") == 143
     assert value(metrics, "errorcount_rejected_records_total") == 7
     assert value(metrics, "errorcount_dead_letters_total") == 4
     assert value(metrics, "errorcount_committed_offset", topic="logs", partition="0") == 110
