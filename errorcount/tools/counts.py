@@ -1,5 +1,5 @@
 """Prints the newest per-minute ERROR counts from the configured counts table (make counts;
-COUNTS_TABLE, default error_log); with BY=<dimension> (make counts BY=service.name), the job's
+COUNTS_TABLE, default error_log), with COUNT_LINES the lines and the error ratio too; with BY=<dimension> (make counts BY=service.name), the job's
 per-dimension counts of that GROUP_BY dimension instead, per minute and value, biggest first.
 
 Connects as the job's user with the job's own connection settings (conf/errorcount.conf or
@@ -19,8 +19,8 @@ from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
 from errorcount.store import mysql
 from errorcount.tools import ROOT, breakdown
 
-SELECT_NEWEST_COUNTS = "SELECT log_time, log_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"
-SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*) FROM `{table}`"
+SELECT_NEWEST_COUNTS = "SELECT log_time, log_count, line_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"
+SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*), COALESCE(SUM(line_count), 0) FROM `{table}`"
 
 
 def job_config():
@@ -60,13 +60,21 @@ def main() -> int:
         cursor.execute(store.with_table(SELECT_NEWEST_COUNTS, cfg.counts_table), (int(os.environ.get("ROWS", "20")),))
         rows = cursor.fetchall()
         cursor.execute(store.with_table(SELECT_COUNT_TOTALS, cfg.counts_table))
-        total, minutes = cursor.fetchone()
+        total, minutes, lines = cursor.fetchone()
     conn.close()
-    print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format})\nminute                ERROR lines")
-    for log_time, count in rows:
-        print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}")
-    print(f"total: {total} ERROR lines in {minutes} minutes")
+    print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format})\nminute                ERROR lines"
+          + ("        lines    ratio" if cfg.count_lines else ""))
+    for log_time, count, minute_lines in rows:
+        print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}" + (f" {minute_lines:>12} {ratio(count, minute_lines):>8}"
+                                                           if cfg.count_lines else ""))
+    print(f"total: {total} ERROR lines in {minutes} minutes"
+          + (f"; {lines} lines, ratio {ratio(total, lines)}" if cfg.count_lines else ""))
     return 0
+
+
+def ratio(errors: int, lines: int) -> str:
+    """ERROR lines over lines, as a fraction; '-' without lines (none counted, or COUNT_LINES off then)."""
+    return f"{errors / lines:.4f}" if lines else "-"
 
 
 def by_dimension(cfg, conn, dimension: str, rows: int) -> int:
