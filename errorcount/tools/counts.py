@@ -1,6 +1,7 @@
 """Prints the newest per-minute ERROR counts from the configured counts table (make counts;
-COUNTS_TABLE, default error_log), with COUNT_LINES the lines and the error ratio too; with BY=<dimension> (make counts BY=service.name), the job's
-per-dimension counts of that GROUP_BY dimension instead, per minute and value, biggest first.
+COUNTS_TABLE, default error_log), with COUNT_LINES the lines and the error ratio too; with
+BY=<dimension> (make counts BY=service.name), the job's per-dimension counts of that GROUP_BY
+dimension instead, per minute and value, biggest first.
 
 Connects as the job's user with the job's own connection settings (conf/errorcount.conf or
 CONFIG, the environment; TLS included); the password comes from MYSQL_PASSWORD_FILE,
