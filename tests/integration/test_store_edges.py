@@ -2,7 +2,9 @@
 applied late, counts past 2^31, a counts table per job, what the startup check refuses, and a
 skip over many partitions with long reasons."""
 
+from collections import Counter
 from dataclasses import replace
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -11,7 +13,8 @@ from errorcount.errors import ConfigError, FencedError
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, TopicState, plan_start
-from tests.support import job_connection, local_stack, query, release_counts_table, unique
+from errorcount.store.series import SeriesStore
+from tests.support import job_connection, local_stack, query, release_counts_table, series_counts, series_totals, unique
 
 pytestmark = pytest.mark.mysql
 MINUTE = 35_000_000  # an epoch minute in 2036
@@ -148,3 +151,36 @@ def test_offsets_are_never_stored_without_the_id_of_their_topic(conn, admin):
         job_store.commit_batch(batch, {}, {TP(topic, 0): 1}, {})
     assert query(admin, "SELECT COUNT(*) FROM kafka_offsets WHERE job = %s", (job,))[0][0] == 0
     assert query(admin, "SELECT COUNT(*) FROM ingest_batches WHERE job = %s", (job,))[0][0] == 0
+
+
+def test_lines_are_stored_beside_errors_per_minute_and_series_and_the_overflow_counts_both(conn, admin):
+    """COUNT_LINES in one transaction: line_count beside log_count in the counts table and per series;
+    a series with lines and no ERROR line is registered after those with errors; a series past
+    MAX_SERIES adds both of its counts to the overflow series. Expectations written out by hand."""
+    job, topic = unique("lines"), unique("t")
+    table = unique("lines").replace("-", "_")
+    release_counts_table(admin, table)
+    job_store = store.Store(conn, job, [topic], table, series=SeriesStore(job, "level", max_series=2))
+    job_store.acquire_lease("test")
+    batch = BatchSummary(records=20, errors=4, minute_counts={MINUTE: 4, MINUTE + 1: 0},
+                         minute_lines={MINUTE: 15, MINUTE + 1: 5}, ranges={TP(topic, 0): (0, 19)},
+                         series_counts={(MINUTE, "ERROR"): 4, (MINUTE, "INFO"): 0, (MINUTE, "WARN"): 0,
+                                        (MINUTE + 1, "INFO"): 0},
+                         series_lines={(MINUTE, "ERROR"): 4, (MINUTE, "INFO"): 10, (MINUTE, "WARN"): 1,
+                                       (MINUTE + 1, "INFO"): 5})
+    try:
+        assert job_store.commit_batch(batch, {}, {TP(topic, 0): 20}, {topic: "ID"})
+        rows = query(admin, f"SELECT log_time, log_count, line_count FROM `{table}` ORDER BY log_time")
+        assert [(int(n), int(lines)) for _t, n, lines in rows] == [(4, 15), (0, 5)]
+        # ERROR first (4 errors), then INFO (10 lines) under MAX_SERIES=2; WARN into the overflow series
+        assert series_counts(admin, job, "level") == Counter({(minute_text(MINUTE), ("ERROR",)): 4})
+        assert series_counts(admin, job, "level", "line_count") == Counter({
+            (minute_text(MINUTE), ("ERROR",)): 4, (minute_text(MINUTE), ("INFO",)): 10,
+            (minute_text(MINUTE), (None,)): 1, (minute_text(MINUTE + 1), ("INFO",)): 5})
+        assert series_totals(admin, job, "line_count") == Counter({minute_text(MINUTE): 15, minute_text(MINUTE + 1): 5})
+    finally:
+        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+
+
+def minute_text(minute: int) -> str:
+    return (datetime(1970, 1, 1) + timedelta(minutes=minute)).strftime("%Y-%m-%d %H:%M:00")
