@@ -13,12 +13,14 @@ SIGKILLED = 128 + 9
 SMALL_BATCHES = {"MAX_OFFSETS_PER_TRIGGER": "500"}
 GROUP_BY = "field:service.name,level"
 GROUPED = {**samples.FORMATS["json"].settings, "GROUP_BY": GROUP_BY}  # json events counted by service and level
-pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+pytestmark = pytest.mark.slow
 
 
+# A kill before COMMIT leaves the server a transaction to roll back: that one on MySQL 8 too; the
+# others differ only in where the driver dies (docs/testing.md, "Both servers").
 @pytest.mark.parametrize("point, batches_stored, grouped", [
     ("before_transaction", 0, False),
-    ("before_commit@2", 1, True),
+    pytest.param("before_commit@2", 1, True, marks=pytest.mark.mysql),
     ("after_commit@2", 2, False),
     ("during_spark_job@2", 1, True),
 ])
@@ -52,6 +54,7 @@ def test_crash_then_restart_is_exact(point, batches_stored, grouped, scenario, t
     ("commit_lost_applied@2", "the commit had been applied; carrying on"),
     ("commit_lost_unapplied@2", "was not stored"),
 ])
+@pytest.mark.mysql  # how a lost COMMIT is resolved reads the server's state
 def test_commit_with_unknown_outcome_is_resolved_in_the_driver(point, resolution, scenario):
     run = scenario(3, START, "json")
     run.write(1500, seed=32, minutes=20)
