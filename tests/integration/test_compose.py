@@ -48,10 +48,10 @@ def test_the_grants_init_script_puts_in_the_stacks_names():
 
 
 def test_the_init_scripts_find_the_template_where_compose_mounts_it():
-    mounts = yaml.safe_load(compose_config())["services"]["mysql"]["volumes"]
-    template = next(m for m in mounts if str(m["source"]).endswith("scripts/sql-template.sh"))
+    mounts = [str(m).split(":") for m in yaml.safe_load(compose_config())["services"]["mysql"]["volumes"]]  # SRC:TARGET:MODE
+    target = next(parts[1] for parts in mounts if parts[0].endswith("scripts/sql-template.sh"))
     for script in ("compose-grants.sh", "compose-grafana-reader.sh"):
-        assert f'${{SQL_TEMPLATE:-{template["target"]}}}' in (ROOT / "scripts" / script).read_text(encoding="utf-8")
+        assert f'${{SQL_TEMPLATE:-{target}}}' in (ROOT / "scripts" / script).read_text(encoding="utf-8")
 
 
 def test_compose_file_holds_no_password():

@@ -43,7 +43,7 @@ def test_the_tools_extra_gives_working_console_tools(tmp_path, admin, make_topic
     table = unique("installed").replace("-", "_")
     query(admin, f"CREATE TABLE `{table}` LIKE error_log")
     try:
-        query(admin, f"INSERT INTO `{table}` VALUES ('2036-01-01 10:00:00', 7)")
+        query(admin, f"INSERT INTO `{table}` (log_time, log_count) VALUES ('2036-01-01 10:00:00', 7)")
         env = {"MYSQL_PORT": stack["MYSQL_PORT"], "MYSQL_DATABASE": stack["MYSQL_DATABASE"], "MYSQL_USER": stack["MYSQL_USER"],
                "MYSQL_PASSWORD_FILE": str(APP_PASSWORD_FILE), "COUNTS_TABLE": table}
         counts = tool("errorcount-counts", env=env)
