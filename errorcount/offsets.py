@@ -97,3 +97,8 @@ def batch_end(expected: Position, ranges: dict[TopicPartition, tuple[int, int]],
 def minute_key(epoch_minute: int) -> str:
     """Epoch minute -> 'YYYY-MM-DD HH:MM:00' for a MySQL DATETIME (no time zone involved)."""
     return (_EPOCH + timedelta(minutes=epoch_minute)).strftime("%Y-%m-%d %H:%M:00")
+
+
+def utc_text(epoch_ms: int) -> str:
+    """Epoch milliseconds -> 'YYYY-MM-DD HH:MM:SS.fff' for a MySQL DATETIME(3) in a UTC session."""
+    return (_EPOCH + timedelta(milliseconds=epoch_ms)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]

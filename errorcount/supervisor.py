@@ -19,11 +19,13 @@ from pyspark.sql import SparkSession
 from errorcount import errors, faults, offsets, session, start_plan, store
 from errorcount.batch import checkpoint
 from errorcount.batch.handler import BatchCommitter, BatchSettings
-from errorcount.config.load import Config, topics
+from errorcount.config.load import Config, interval_seconds, topics
+from errorcount.counted_through import Marks
 from errorcount.errors import ConfigError, JobStop
 from errorcount.kafka import topic_metadata
 from errorcount.kafka.admin import KafkaAdmin
 from errorcount.kafka.client import KafkaClient, KafkaUnavailable, TopicMissing
+from errorcount.kafka.observer import EndObserver, interval_for
 from errorcount.kafka.subscription import Subscription
 from errorcount.observe import logline, progress, watch
 from errorcount.observe.watch import Watch, WatchSettings
@@ -84,6 +86,7 @@ class Leased:
     subscription: Subscription
     watch: Watch
     admin: KafkaAdmin
+    marks: Marks
 
 
 class Job:
@@ -151,14 +154,20 @@ class Job:
         try:
             series = (SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series, on_commit=job_watch.series_counted)
                       if cfg.group_by else None)
-            job_store = store.Store(conn, cfg.job_name, subscription, cfg.counts_table, self.hooks, series)
+            job_store = store.Store(conn, cfg.job_name, subscription, cfg.counts_table, self.hooks, series,
+                                    lateness_s=cfg.lateness)
             self.check_database(job_store)
             reattempt = yarn_reattempt(self.spark, os.environ)
             endpoint = WatchSettings.of(cfg).endpoint()
             epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
             job_watch.leased(epoch)
-            return self.supervise(Leased(job_store, subscription, job_watch, admin))
+            marks = self.mysql("reading counted_through", lambda: marks_of(job_store))
+            observer = EndObserver(admin, subscription, marks, interval_for(interval_seconds(cfg.trigger_interval))).start()
+            try:
+                return self.supervise(Leased(job_store, subscription, job_watch, admin, marks))
+            finally:
+                observer.close()
         finally:
             conn.close()
 
@@ -235,7 +244,8 @@ class Job:
         job_store = leased.store
         with checkpoint.fresh() as location:  # never reused: MySQL is the truth
             committer = BatchCommitter(BatchSettings.of(self.cfg), job_store, resume, self.retention, location,
-                                       self.describe, leased.watch, topic_now=leased.admin.topic_ids, hooks=self.hooks)
+                                       self.describe, leased.watch, topic_now=leased.admin.topic_ids, hooks=self.hooks,
+                                       marks=leased.marks)
             # The parse is part of the streaming plan, so each batch arrives parsed and analysed
             # in the JVM; built in foreachBatch from Python it cost ~100 ms more per batch.
             stream = source.kafka_stream_df(self.spark, source.source_options(
@@ -259,9 +269,18 @@ class Job:
             return errors.EXIT_OK
 
 
+def marks_of(job_store: store.Store) -> Marks:
+    """counted_through as MySQL holds it, for a driver to go on from (errorcount/counted_through.py)."""
+    start = job_store.load_start()
+    topics, job = job_store.load_marks()
+    seen = {tp: row.seen_end for tp, row in start.rows.items() if row.live and row.seen_end is not None}
+    return Marks.of(start.live(), topics, job, seen)
+
+
 def await_stop(query, committer: BatchCommitter, stop_requested: Callable[[], bool]) -> None:
     """Returns once a stop is requested while the query runs. Raises why it ended otherwise: the
-    JobStop a batch or a commit raised (its exit code is owed), else QueryFailed (restarted)."""
+    JobStop a batch or a commit raised (its exit code is owed), else QueryFailed (restarted).
+    Between looks, counted_through's heartbeat (BatchCommitter.heartbeat)."""
     def ended(otherwise: str) -> Exception:
         failure = committer.ended_by()
         if isinstance(failure, JobStop):
@@ -277,5 +296,6 @@ def await_stop(query, committer: BatchCommitter, stop_requested: Callable[[], bo
             # isActive, so an end between two looks never loses the JobStop that caused it.
             if query.awaitTermination(0.5):
                 raise ended("the query stopped by itself")
+            committer.heartbeat()
     except StreamingQueryException as error:
         raise ended(first_line(error)) from None

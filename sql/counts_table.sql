@@ -19,3 +19,10 @@ SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schem
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;
+
+-- Its minutes with the ratio and whether each is complete, as error_log_minutes (sql/schema.sql).
+CREATE OR REPLACE VIEW `counts_table_minutes` AS
+SELECT e.log_time, e.log_count, e.line_count, e.log_count / NULLIF(e.line_count, 0) AS error_ratio,
+       COALESCE(e.log_time + INTERVAL 1 MINUTE <= w.complete_before, FALSE) AS complete
+FROM `counts_table` e
+LEFT JOIN counts_complete w ON w.table_name = 'counts_table';

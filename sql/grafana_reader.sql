@@ -1,5 +1,5 @@
 -- A read-only MySQL user for Grafana's dashboard (conf/grafana): SELECT on the counts, the ledger,
--- the dead letters and the per-dimension counts (GROUP_BY), nothing else (not the leases with their hosts and pids, not the offsets).
+-- the dead letters, the per-dimension counts (GROUP_BY) and counted_through with the views over them, nothing else (not the leases with their hosts and pids, not the offsets).
 -- Run by an admin; safe to run again, also over the database-wide grant earlier versions gave.
 -- The password is put in for `reader_password` and the job's counts table for `counts_table`
 -- (docker-compose.yml runs it as init SQL with the grafana_reader_password secret; `make schema`
@@ -18,3 +18,7 @@ GRANT SELECT ON `errorcount`.`error_series` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`error_series_labels` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`error_series_counts` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`error_counts_by_label` TO 'errorcount_reader'@'%';
+GRANT SELECT ON `errorcount`.`counted_through` TO 'errorcount_reader'@'%';
+GRANT SELECT ON `errorcount`.`counts_complete` TO 'errorcount_reader'@'%';
+GRANT SELECT ON `errorcount`.`error_log_minutes` TO 'errorcount_reader'@'%';
+GRANT SELECT ON `errorcount`.`counts_table_minutes` TO 'errorcount_reader'@'%';

@@ -133,6 +133,20 @@ CREATE TABLE IF NOT EXISTS error_series_counts (
   PRIMARY KEY (job, log_time, series_id)
 ) ENGINE = InnoDB;
 
+-- counted_through: every record Kafka had made readable in the job's topics before through_at
+-- (UTC) is counted, in the offsets stored beside it (docs/design.md, "Why counted_through never runs
+-- ahead"). One row per topic the job reads and one for the job as a whole (topic ''), written in
+-- each batch's transaction and, while the topics are idle, by a transaction of its own; never
+-- lowered. complete_before = through_at - LATENESS: a minute that ends at or before it is complete.
+CREATE TABLE IF NOT EXISTS counted_through (
+  job             VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,  -- '': every topic of the job
+  through_at      DATETIME(3)  NOT NULL,
+  complete_before DATETIME(3)  NOT NULL,
+  updated_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  PRIMARY KEY (job, topic)
+) ENGINE = InnoDB;
+
 -- Migrations for databases created by an earlier version of this file. MySQL 8.4 has neither
 -- ADD COLUMN IF NOT EXISTS nor CREATE INDEX IF NOT EXISTS (MariaDB has both), so each change
 -- is a statement chosen from information_schema: the change if it is missing, else a no-op.
@@ -256,8 +270,26 @@ DEALLOCATE PREPARE migration;
 -- The per-dimension counts with their labels: one row per minute, series and dimension. Sum
 -- log_count (and line_count) grouped by `value` for one `dimension` (value NULL: over MAX_SERIES);
 -- docs/operations.md. Defined after the migrations: it reads line_count.
+-- `complete`: the minute is complete for its job (counted_through, LATENESS).
 CREATE OR REPLACE VIEW error_counts_by_label AS
-SELECT c.job, c.log_time, l.dimension, l.value, c.log_count, c.line_count, c.series_id, s.dimensions
+SELECT c.job, c.log_time, l.dimension, l.value, c.log_count, c.line_count, c.series_id, s.dimensions,
+       COALESCE(c.log_time + INTERVAL 1 MINUTE <= t.complete_before, FALSE) AS complete
 FROM error_series_counts c
 JOIN error_series s ON s.series_id = c.series_id
-JOIN error_series_labels l ON l.series_id = c.series_id;
+JOIN error_series_labels l ON l.series_id = c.series_id
+LEFT JOIN counted_through t ON t.job = c.job AND t.topic = '';
+
+-- Where each counts table is complete: the oldest complete_before of the jobs writing it (NULL
+-- while one of them has none yet).
+CREATE OR REPLACE VIEW counts_complete AS
+SELECT c.counts_table AS table_name, CASE WHEN COUNT(t.job) = COUNT(*) THEN MIN(t.complete_before) END AS complete_before
+FROM counts_tables c
+LEFT JOIN counted_through t ON t.job = c.job AND t.topic = ''
+GROUP BY c.counts_table;
+
+-- error_log with each minute's ratio and whether it is complete (the ratio is NULL without lines).
+CREATE OR REPLACE VIEW error_log_minutes AS
+SELECT e.log_time, e.log_count, e.line_count, e.log_count / NULLIF(e.line_count, 0) AS error_ratio,
+       COALESCE(e.log_time + INTERVAL 1 MINUTE <= w.complete_before, FALSE) AS complete
+FROM error_log e
+LEFT JOIN counts_complete w ON w.table_name = 'error_log';

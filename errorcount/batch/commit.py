@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from errorcount import offsets, store
+from errorcount.counted_through import Marks, Through
 from errorcount.errors import FencedError
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.observe import logline
@@ -38,6 +39,7 @@ class Counted:
     plan: str
     started: float
     counted: float
+    marks: Through | None = None  # counted_through once `after` is stored (errorcount/counted_through.py)
 
 
 def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: offsets.Position,
@@ -60,10 +62,12 @@ class CommitStep:
     failure; `hooks` the test fault points before and after the transaction."""
 
     def __init__(self, job_store: store.Store, ids: Mapping[str, str], stored: offsets.Position, retry_seconds: float,
-                 describe: Callable[[BaseException], str], watch: Watch, retention: Retention, hooks: Hooks = NO_FAULTS):
+                 describe: Callable[[BaseException], str], watch: Watch, retention: Retention, hooks: Hooks = NO_FAULTS,
+                 marks: Marks | None = None):
         self.store, self.ids, self.stored = job_store, ids, dict(stored)
         self.retry_seconds, self.describe = retry_seconds, describe
         self.watch, self.retention, self.hooks = watch, retention, hooks
+        self.marks = marks or Marks()
 
     def __call__(self, batch: Counted) -> None:
         """The batch's transaction on top of `batch.before`, then its log line, metrics and any
@@ -76,6 +80,7 @@ class CommitStep:
         self.hooks.crash("after_commit")
         done = time.monotonic()
         self.stored = after
+        self.settled(batch.marks)
         behind, seconds = self.watch.committed(summary, after, done - batch.started, done - commit_started)
         # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL
         # transaction; batch_ms: all of it (with OVERLAP_COMMIT: to the end of the commit, which ran
@@ -90,6 +95,25 @@ class CommitStep:
             lag="-" if behind is None else behind, lag_s="-" if seconds is None else f"{seconds:.1f}"))
         self.retention.after_commit(self.store, sorted({tp.topic for tp in after}))
 
+    def settled(self, marks: Through | None) -> None:
+        """counted_through `marks` were committed."""
+        if marks is not None:
+            self.marks.settled(marks)
+            self.watch.counted_through(marks.job)
+
+    def heartbeat(self, stored: offsets.Position, marks: Through) -> None:
+        """counted_through alone, on top of `stored` (what MySQL holds): tried once; a failure but
+        fencing is logged and left to the next heartbeat or batch."""
+        try:
+            self.store.store_marks(stored, marks)
+        except FencedError:
+            raise
+        except Exception as error:  # noqa: BLE001  # nothing was stored; the next try carries it
+            log.warning("counted_through was not stored (%s); the next batch or heartbeat stores it",
+                        self.describe(error) if mysql.is_transient(error) else error)
+            return
+        self.settled(marks)
+
     def commit(self, batch: Counted) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection
         broke during COMMIT, the lease and the stored offsets tell what happened (unknown_outcome)."""
@@ -97,7 +121,7 @@ class CommitStep:
 
         def attempt() -> None:
             try:
-                if not self.store.commit_batch(batch.summary, before, after, self.ids, batch.seen):
+                if not self.store.commit_batch(batch.summary, before, after, self.ids, batch.seen, batch.marks):
                     log.info("batch %d: an earlier attempt's commit had been applied late; carrying on", batch_id)
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)

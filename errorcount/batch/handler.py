@@ -3,6 +3,7 @@ one Spark job, and a second only to keep every dead letter) gives a complete, fr
 commit (errorcount/batch/commit.py) stores it in one MySQL transaction, in batch order
 (errorcount/batch/in_order.py), after the topics were checked (errorcount/batch/topic_guard.py)."""
 
+import contextlib
 import logging
 import threading
 import time
@@ -18,6 +19,7 @@ from errorcount.batch.count import count_planned
 from errorcount.batch.in_order import InOrder
 from errorcount.batch.topic_guard import TopicGuard
 from errorcount.config.load import Config
+from errorcount.counted_through import Marks
 from errorcount.errors import JobStop
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.observe.watch import Watch
@@ -27,6 +29,7 @@ from errorcount.start_plan import Resume
 from errorcount.store.retention import Retention
 
 log = logging.getLogger(__name__)
+HEARTBEAT_STEP_MS = 1000  # counted_through is stored alone once it can move this far
 
 
 @dataclass(frozen=True)
@@ -62,14 +65,16 @@ class BatchCommitter:
 
     def __init__(self, settings: BatchSettings, job_store: store.Store, resume: Resume, retention: Retention,
                  checkpoint: str, describe: Callable[[BaseException], str], watch: Watch | None = None,
-                 topic_now: Callable[[list[str]], dict[str, str | None]] | None = None, hooks: Hooks = NO_FAULTS):
+                 topic_now: Callable[[list[str]], dict[str, str | None]] | None = None, hooks: Hooks = NO_FAULTS,
+                 marks: Marks | None = None):
         self.dead_letter_limit, self.single_task_max = settings.dead_letter_limit, settings.single_task_max_records
         self.count_lines = settings.count_lines
         self.hooks = hooks
         self.watch = watch or Watch()
+        self.marks = marks or Marks()  # counted_through: what each commit may claim (errorcount/counted_through.py)
         self.guard = TopicGuard(resume.topic_ids, resume.given_up, topic_now, settings.retry_seconds)
         self.step = CommitStep(job_store, self.guard.ids, resume.stored, settings.retry_seconds, describe,
-                               self.watch, retention, hooks)
+                               self.watch, retention, hooks, self.marks)
         self.commits = InOrder(settings.overlap_commit)
         self.checkpoint = checkpoint
         self.slots = dead_letter_slots(settings.dead_letter_limit, resume.partitions)
@@ -143,7 +148,26 @@ class BatchCommitter:
         self.guard.check(batch_id, {tp.topic for tp in after})
         plan = "one-task" if one_task else "parallel"
         self.hand_over(Counted(batch_id, summary, self.expected, after, self.seen_now(after), plan, started,
-                               time.monotonic()))
+                               time.monotonic(), self.marks.propose(after, self.guard.ids)))
+
+    def heartbeat(self) -> None:
+        """While no batch runs and no commit is under way (else nothing: the batches carry it):
+        stores counted_through alone when the observations let it move a second or more past what
+        MySQL holds (idle topics). A failure is left to the next heartbeat or batch, but fencing,
+        which ends the query like a batch's (ended_by)."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._stopping or self.commits.busy() or self.commits.failure is not None:
+                return
+            stored = dict(self.step.stored)
+            marks = self.marks.propose(stored, self.guard.ids)
+            if marks.job is None or marks.job < (self.marks.stored_job or 0) + HEARTBEAT_STEP_MS:
+                return
+            with contextlib.suppress(BaseException):  # recorded in the failure slot when it is fencing
+                self.commits.run(lambda: self.step.heartbeat(stored, marks))
+        finally:
+            self._lock.release()
 
     def seen_now(self, after: offsets.Position) -> offsets.Position:
         """The end offsets seen of the batch's partitions that MySQL does not hold yet: the newest

@@ -34,6 +34,10 @@ class InOrder:
             self.record(failure)
             raise
 
+    def busy(self) -> bool:
+        """Whether a commit is under way on the committing thread."""
+        return self._pending is not None and not self._pending.done()
+
     def wait(self) -> None:
         """Waits for the commit under way, if any; raises the failure, if there is one."""
         pending, self._pending = self._pending, None

@@ -45,6 +45,7 @@ class Config:
     counts_table: str  # COUNTS_TABLE
     share_counts_table: bool  # SHARE_COUNTS_TABLE
     count_lines: bool  # COUNT_LINES
+    lateness: int  # LATENESS
     group_by: str  # GROUP_BY
     path_depth: int  # PATH_DEPTH
     max_series: int  # MAX_SERIES

@@ -141,6 +141,11 @@ SETTINGS: tuple[Setting, ...] = (
             note="line_count beside log_count in COUNTS_TABLE and error_series_counts, in the same transaction; a "
                  "rejected record is not a line. false: line_count stays 0 and only ERROR lines are classified "
                  "into series (docs/operations.md, 'Error ratios').", classifier=True),
+    Setting("LATENESS", int, "300", "seconds an event's own time may trail its Kafka append time; later minutes are incomplete",
+            note="A minute is complete once counted_through (every record Kafka made readable before it is counted) "
+                 "is past the minute's end plus LATENESS: the complete column of the minutes views and "
+                 "counted_through.complete_before (docs/operations.md, 'Complete minutes'). It must also cover the "
+                 "clock skew between the producers and the driver.", low=0, high=7 * 86400),
     Setting("GROUP_BY", str, "", "dimensions ERROR lines are also counted by, comma-separated (empty: the total only)",
             note="level (app; json by level), status, method, path (access; status also json with JSON_STATUS_FIELD), "
                  "field:<dotted.path> (json), each of a wrapped line's too. Written to error_series_counts, one series "

@@ -1,6 +1,7 @@
 """The driver's one Kafka admin client (the JVM's, already on the driver's classpath), kept for the
 driver's life: topic IDs at each start and before each batch's commit (a topic recreated under a
-running query must not be resumed mid-topic), the topic list a pattern is matched against, and the
+running query must not be resumed mid-topic), the topic list a pattern is matched against, the
+partitions' high watermarks counted_through is derived from (errorcount/counted_through.py), and the
 lag mirror's group offsets (errorcount/kafka/lag_mirror.py, from its own thread: Kafka's admin
 client is thread-safe)."""
 
@@ -9,7 +10,7 @@ from collections.abc import Iterable
 
 from errorcount.errors import ConfigError
 from errorcount.kafka.client import KafkaClient
-from errorcount.offsets import Position
+from errorcount.offsets import Position, TopicPartition
 from errorcount.retry import first_line
 
 
@@ -39,6 +40,37 @@ class KafkaAdmin:
                     raise self.client.unavailable(error) from None
                 found[str(topic)] = None
         return found
+
+    def high_watermarks(self, topics: Iterable[str]) -> tuple[dict[str, str], Position]:
+        """Each existing topic's ID and every partition's high watermark (its end, read_uncommitted:
+        past the records of transactions still open), in two requests. KafkaUnavailable if Kafka does
+        not answer; a topic that does not exist (any longer) is left out."""
+        jvm, names = self.jvm, self.jvm.java.util.ArrayList()
+        for topic in topics:
+            names.add(topic)
+        ids: dict[str, str] = {}
+        specs = jvm.java.util.HashMap()
+        if names.isEmpty():
+            return ids, {}
+        try:
+            for topic, future in self.admin.describeTopics(names).topicNameValues().items():
+                try:
+                    described = future.get(self.client.timeout_s, self.seconds())
+                except Exception as error:
+                    if "UnknownTopicOrPartition" in str(error):
+                        continue
+                    raise
+                ids[str(topic)] = str(described.topicId().toString())
+                for info in described.partitions():
+                    specs.put(jvm.org.apache.kafka.common.TopicPartition(topic, info.partition()),
+                              jvm.org.apache.kafka.clients.admin.OffsetSpec.latest())
+            options = jvm.org.apache.kafka.clients.admin.ListOffsetsOptions(
+                jvm.org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED)
+            answered = self.admin.listOffsets(specs, options).all().get(self.client.timeout_s, self.seconds())
+        except Exception as error:
+            raise self.client.unavailable(error) from None
+        return ids, {TopicPartition(str(tp.topic()), int(tp.partition())): int(info.offset())
+                     for tp, info in answered.items()}
 
     def list_topics(self) -> set[str]:
         """The names of every topic but Kafka's internal ones (as Spark's subscribePattern lists them)."""

@@ -54,8 +54,10 @@ class JobMetrics:
                                   registry=r)
         self.overflow_lines = Counter("errorcount_overflow_lines", "ERROR lines counted into an overflow series "
                                       "(MAX_SERIES reached)", one, registry=r)
-        for series in (self.batches, self.records, self.error_lines, self.lines, self.rejected, self.dead_letters,
-                       self.commit_retries, self.query_restarts, self.mirror_failures, self.batch_seconds,
+        self.counted_through = Gauge("errorcount_counted_through_seconds", "Unix time before which every record Kafka "
+                                     "had made readable is counted (counted_through; 0 until known)", one, registry=r)
+        for series in (self.counted_through, self.batches, self.records, self.error_lines, self.lines, self.rejected,
+                       self.dead_letters, self.commit_retries, self.query_restarts, self.mirror_failures, self.batch_seconds,
                        self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit, self.overflow_lines):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
 
@@ -82,6 +84,9 @@ class JobMetrics:
         for (topic, partition), offset in offsets.items():
             self.offsets.labels(j, topic, str(partition)).set(offset)
         self.last_commit.labels(j).set(now_s)
+
+    def counted_through_at(self, epoch_ms: int) -> None:
+        self.counted_through.labels(self.job).set(epoch_ms / 1000)
 
     def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
         self.series.labels(self.job).set(registered)

@@ -40,6 +40,11 @@ class Watch:
             self.mirror.offer(after)
         return (None if behind is None else sum(behind.values())), seconds
 
+    def counted_through(self, epoch_ms: int | None) -> None:
+        """counted_through was stored (errorcount/counted_through.py)."""
+        if self.metrics and epoch_ms is not None:
+            self.metrics.counted_through_at(epoch_ms)
+
     def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
         """After a batch with GROUP_BY committed: the job's series against MAX_SERIES, and its overflow."""
         if self.metrics:

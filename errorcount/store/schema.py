@@ -20,6 +20,7 @@ REQUIRED_COLUMNS = {
     "error_series": {"series_id", "job", "dimensions", "series_key", "overflow", "created_at"},
     "error_series_labels": {"series_id", "dimension", "value"},
     "error_series_counts": {"job", "log_time", "series_id", "log_count", "line_count"},
+    "counted_through": {"job", "topic", "through_at", "complete_before", "updated_at"},
 }
 REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"}}  # RETENTION_DAYS deletes by it
 # Types that a too narrow column would turn into failing batches (a minute past 2^31 - 1 ERRORs).

@@ -16,11 +16,13 @@ from typing import TypeVar
 from dbutils.steady_db import SteadyDBConnection
 
 from errorcount import offsets
+from errorcount.counted_through import Through
 from errorcount.errors import ConfigError, FencedError
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.offsets import Position, TopicPartition, minute_key
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, Row
+from errorcount.store import marks as counted_marks
 from errorcount.store import schema
 from errorcount.store.mysql import ServerCursor, is_mariadb, is_transient
 from errorcount.store.rows import GIVEN_UP, StartState, as_row, as_text, ledger_rows, live, live_ids
@@ -141,10 +143,11 @@ class Store:
     one the caller knows this instance holds (tests)."""
 
     def __init__(self, conn: SteadyDBConnection, job: str, topics: Container[str], counts_table: str = schema.COUNTS_TABLE,
-                 hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None, epoch: int = 0):
+                 hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None, epoch: int = 0, lateness_s: int = 0):
         self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, topics, counts_table, hooks
         self.series = series
         self.epoch = epoch
+        self.lateness_s = lateness_s  # LATENESS: complete_before = through_at - lateness_s
 
     def run(self, work: Callable[[ServerCursor], T]) -> T:
         """work(cursor) in one transaction (the one helper, transaction()): for the statements of
@@ -259,11 +262,12 @@ class Store:
             "Nothing of this batch was committed. Make sure one instance runs per JOB_NAME, then restart.")
 
     def commit_batch(self, batch: BatchSummary, before: Position, after: Position, topic_ids: Mapping[str, str],
-                     seen: Position | None = None) -> bool:
+                     seen: Position | None = None, marks: Through | None = None) -> bool:
         """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
         to the counts table (and per series, with GROUP_BY), store `after` (each topic's under its ID
         in `topic_ids`: never an offset without one) with the end offsets `seen` (raised, never
-        lowered), its dead letters and its ledger rows (ledger_rows). Keys are written in sorted order
+        lowered), its dead letters, its ledger rows (ledger_rows) and counted_through (`marks`, as
+        `after` allows them: errorcount/counted_through.py). Keys are written in sorted order
         so concurrent writers cannot deadlock. False when MySQL already held `after` under this
         epoch (an earlier attempt's COMMIT applied late): nothing written."""
         job, seen = self.job, seen or {}
@@ -288,6 +292,8 @@ class Store:
                     cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
                 series = (written.new_series, written.overflow_lines) if written else (0, 0)
                 cursor.executemany(INSERT_LEDGER, ledger_rows(job, self.epoch, batch, before, after, series))
+                if marks is not None:
+                    counted_marks.write(cursor, job, self.lateness_s, marks)
         except AlreadyApplied:
             return False
         except BaseException:
@@ -297,6 +303,19 @@ class Store:
         if written and self.series:
             self.series.committed(written)
         return True
+
+    def store_marks(self, stored: Position, marks: Through) -> None:
+        """counted_through alone (the topics idle, no batch to carry it): in one transaction, under
+        this epoch's lease, with MySQL holding `stored`, the offsets `marks` were derived from
+        (FencedError otherwise)."""
+        with transaction(self.conn) as cursor:
+            self.check_owner(cursor, stored)
+            counted_marks.write(cursor, self.job, self.lateness_s, marks)
+
+    def load_marks(self) -> tuple[dict[str, int], int | None]:
+        """The stored counted_through (epoch ms): per topic, and the job's."""
+        with transaction(self.conn) as cursor:
+            return counted_marks.read(cursor, self.job)
 
     def settle(self, start: "StartState", plan: Plan) -> None:
         """Stores a start plan (errorcount/start_plan.py) in one transaction, before its query starts:

@@ -12,10 +12,11 @@ from dbutils.steady_db import connect as steady_connect
 
 from errorcount import store
 from errorcount.config.load import load_config
+from errorcount.counted_through import Through
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import TopicState, plan_start
-from errorcount.store import mysql, retention, schema, series, transactions
+from errorcount.store import marks, mysql, retention, schema, series, transactions
 from errorcount.store.series import SeriesStore
 from tests.support import app_password, local_stack, query, release_counts_table, unique
 
@@ -49,7 +50,7 @@ class Watching(pymysql.cursors.Cursor):
 def job_statements(counts_table: str, mariadb: bool) -> set[str]:
     """Every SQL statement constant of the modules the job writes and reads through, as it runs on this server."""
     found = set()
-    for module in (transactions, series, schema, retention):
+    for module in (transactions, series, schema, retention, marks):
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, str) and SQL.match(value):
                 found.add(mysql.for_server(value.replace("{table}", counts_table), mariadb))
@@ -85,8 +86,11 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
                              dead_letters=((topic, 0, 3, "bad_level", b"x"),),
                              series_counts={(MINUTE, "ERROR"): 2, (MINUTE, "FATAL"): 1})  # FATAL overflows MAX_SERIES=1
         ids = plan.topic_ids
-        assert job_store.commit_batch(batch, plan.offsets, after, ids, {TP(topic, 0): 10})
+        through = Through({TP(topic, 0): 1_700_000_000_000}, {topic: 1_700_000_000_000}, 1_700_000_000_000)
+        assert job_store.commit_batch(batch, plan.offsets, after, ids, {TP(topic, 0): 10}, through)
         assert not job_store.commit_batch(batch, plan.offsets, after, ids)  # found applied: nothing written
+        job_store.store_marks(after, Through({}, {topic: 1_700_000_001_000}, 1_700_000_001_000))  # a heartbeat
+        assert job_store.load_marks() == ({topic: 1_700_000_001_000}, 1_700_000_001_000)
         job_store.load_holder()
         # A later start: the topic gone (retired), retention's gap on another partition skipped.
         start = job_store.load_start()

@@ -1,0 +1,60 @@
+"""The thread that asks Kafka for the partitions' high watermarks every few seconds, for
+counted_through (errorcount/counted_through.py): the driver's clock is read first, then the topics
+are listed (a pattern) and their ends asked for, so every record appended before that time lies
+below the ends answered. A failed look is logged once per outage and skipped: the marks simply
+do not move until Kafka answers again."""
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from errorcount.counted_through import Marks, Observation
+from errorcount.kafka.admin import KafkaAdmin
+from errorcount.kafka.subscription import Subscription
+from errorcount.retry import first_line
+
+log = logging.getLogger(__name__)
+
+
+def interval_for(trigger_seconds: float) -> float:
+    """Seconds between looks: the trigger interval, kept within 1 to 10 s."""
+    return min(max(trigger_seconds, 1.0), 10.0)
+
+
+class EndObserver:
+    def __init__(self, admin: KafkaAdmin, subscription: Subscription, marks: Marks, interval_s: float,
+                 clock: Callable[[], float] = time.time):
+        self.admin, self.subscription, self.marks = admin, subscription, marks
+        self.interval_s, self.clock = interval_s, clock
+        self._stop = threading.Event()
+        self._failing = False
+        self._thread = threading.Thread(target=self._run, name="errorcount-ends", daemon=True)
+
+    def start(self) -> "EndObserver":
+        self._thread.start()
+        return self
+
+    def look(self) -> Observation:
+        at_ms = int(self.clock() * 1000)  # before anything is asked
+        names = self.subscription.current(self.admin.list_topics() if self.subscription.is_pattern else ())
+        ids, ends = self.admin.high_watermarks(names)
+        return Observation(at_ms, ends, ids)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.marks.observe(self.look())
+                if self._failing:
+                    log.info("counted_through: Kafka answers again")
+                self._failing = False
+            except Exception as error:  # noqa: BLE001  # the marks wait; the batches see Kafka's state themselves
+                if not self._failing:
+                    log.warning("counted_through: cannot read the partitions' ends (%s); it holds still until "
+                                "Kafka answers", first_line(error))
+                self._failing = True
+            self._stop.wait(self.interval_s)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.interval_s + 60)

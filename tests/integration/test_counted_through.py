@@ -1,0 +1,131 @@
+"""counted_through against a real driver, Kafka and MySQL: while records arrive in waves, a
+transaction stays open with a plain record written after it, and the topic falls idle, every
+snapshot of MySQL is checked against what this test's producers know independently: each record
+acknowledged (acks=all, so readable) before the stored mark lies below the stored offset of its
+partition. The mark must also move on while the topic is idle, and the minutes views must tell
+complete minutes from the rest by it. One driver serves every check."""
+
+import threading
+import time
+import uuid
+from datetime import datetime, timedelta
+
+import pytest
+from confluent_kafka import Producer
+
+from errorcount.tools import kafka_admin, samples
+from tests.support import admin_connect, free_port, query, scrape, unique, wait_until
+
+pytestmark = [pytest.mark.slow, pytest.mark.mysql]
+
+
+class AckedRecords:
+    """Records with the partition and offset Kafka gave them and the time their ack arrived here
+    (after the broker made them readable)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.acked: list[tuple[int, int, float]] = []
+
+    def delivered(self, error, message) -> None:
+        assert error is None, error
+        with self.lock:
+            self.acked.append((message.partition(), message.offset(), time.time()))
+
+    def before(self, at_s: float) -> list[tuple[int, int, float]]:
+        with self.lock:
+            return [r for r in self.acked if r[2] < at_s]
+
+
+def snapshot(conn, job: str, topic: str) -> tuple[float | None, float | None, dict[int, int]]:
+    """The job's and the topic's counted_through (epoch s) and the stored offsets, read in one snapshot."""
+    conn.begin()
+    try:
+        marks = dict(query(conn, "SELECT topic, UNIX_TIMESTAMP(through_at) FROM counted_through WHERE job = %s", (job,)))
+        stored = dict(query(conn, "SELECT kafka_partition, next_offset FROM kafka_offsets WHERE job = %s AND topic = %s",
+                            (job, topic)))
+    finally:
+        conn.commit()
+    job_mark, topic_mark = marks.get(""), marks.get(topic)
+    return (None if job_mark is None else float(job_mark)), (None if topic_mark is None else float(topic_mark)), stored
+
+
+def never_ahead(conn, job: str, topic: str, records: AckedRecords) -> float | None:
+    """Checks one snapshot; returns the job's mark."""
+    job_mark, topic_mark, stored = snapshot(conn, job, topic)
+    for mark in (job_mark, topic_mark):
+        if mark is not None:
+            missed = [(p, o) for p, o, _ in records.before(mark) if o >= stored.get(p, 0)]
+            assert missed == [], f"counted_through {mark} is ahead: acknowledged records {missed[:5]} are not counted"
+    if job_mark is not None and topic_mark is not None:
+        assert job_mark <= topic_mark + 0.001  # the job's is the oldest of its topics'
+    return job_mark
+
+
+def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log, make_topic, start_driver):  # noqa: ARG001
+    admin = admin_connect()  # its own: snapshots are transactions
+    admin.autocommit(False)
+    topic, job, port = make_topic(partitions=2), unique("job"), free_port()
+    records = AckedRecords()
+    plain = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "acks": "all", "linger.ms": 5})
+    transactional = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "transactional.id": f"t-{uuid.uuid4().hex}"})
+    transactional.init_transactions(30)
+    driver = start_driver(job, topic, env={"METRICS_PORT": str(port), "LATENESS": "0", "COUNT_LINES": "true"})
+    events = samples.generate("app", 3000, 11, datetime(2036, 3, 1), 5)
+    marks: list[float] = []
+
+    def check() -> None:
+        mark = never_ahead(admin, job, topic, records)
+        if mark is not None and (not marks or mark > marks[-1]):
+            marks.append(mark)
+
+    wait_until(lambda: (check() or True) and marks, 120, "a first counted_through on the empty topic")
+    for wave in range(6):  # waves of plain records while the job counts the ones before
+        for i, event in enumerate(events[wave * 500:(wave + 1) * 500]):
+            plain.produce(topic, event.value, partition=i % 2, on_delivery=records.delivered)
+        plain.flush(30)
+        deadline = time.time() + 1.5
+        while time.time() < deadline:
+            check()
+    waves_acked = max(at for _p, _o, at in records.before(time.time()))
+    wait_until(lambda: (check() or True) and marks[-1] > waves_acked, 120, "counted_through to pass the waves")
+    # A transaction left open, then a plain record after it on the same partition: under
+    # read_committed the job cannot read past the open transaction, so the mark must wait for it.
+    transactional.begin_transaction()
+    in_transaction: list[int] = []
+    transactional.produce(topic, events[0].value, partition=0,
+                          on_delivery=lambda error, message: in_transaction.append(message.offset()))
+    transactional.flush(30)
+    opened = time.time()
+    plain.produce(topic, events[1].value, partition=0, on_delivery=records.delivered)
+    plain.flush(30)
+    held = time.time() + 8
+    while time.time() < held:
+        check()
+    assert marks[-1] < opened, "the mark went past a transaction still open"
+    transactional.commit_transaction(30)
+    committed = time.time()
+    with records.lock:  # readable from its commit on
+        records.acked.append((0, in_transaction[0], committed))
+    # Idle from here: the heartbeat must carry the mark past everything written.
+    wait_until(lambda: (check() or True) and marks and marks[-1] > committed + 1, 90,
+               "counted_through to pass the last record while the topic is idle")
+    assert len(marks) >= 3  # on the empty topic, past the waves, past the last record
+
+    job_mark, _topic_mark, stored = snapshot(admin, job, topic)
+    # the waves, the transaction's record, its commit marker and the plain record after it
+    assert sum(stored.values()) == 3000 + 3
+    metrics = scrape(f"127.0.0.1:{port}")
+    assert metrics[("errorcount_counted_through_seconds", f'job_name="{job}"')] <= job_mark + 0.001
+    assert metrics[("errorcount_counted_through_seconds", f'job_name="{job}"')] >= marks[-2]
+    # The minutes' views: LATENESS 0, so a minute is complete once the mark is past its end.
+    complete_before = query(admin, "SELECT complete_before FROM counted_through WHERE job = %s AND topic = ''", (job,))[0][0]
+    rows = query(admin, "SELECT log_time, log_count, line_count, error_ratio, complete FROM error_log_minutes")
+    written = events + [events[0], events[1]]
+    assert {r[0].strftime("%Y-%m-%d %H:%M:00"): r[1] for r in rows if r[1]} == samples.expected_counts(written)
+    assert {r[0].strftime("%Y-%m-%d %H:%M:00"): r[2] for r in rows if r[2]} == samples.expected_lines(written)
+    for log_time, errors, lines, ratio, complete in rows:
+        assert bool(complete) == (log_time + timedelta(minutes=1) <= complete_before)
+        assert ratio is None if not lines else abs(float(ratio) - errors / lines) < 1e-4
+    driver.stop()
+    admin.close()
