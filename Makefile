@@ -66,7 +66,7 @@ run: setup venv java ## Run the streaming job in the foreground (local[*]); star
 produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|access|json) and print what they count
 	@scripts/run.sh produce
 
-counts: venv ## Show the newest per-minute ERROR counts (ROWS=20; BY=<dimension>: per value of a GROUP_BY dimension)
+counts: venv ## Show the newest per-minute ERROR counts, lines and ratio (ROWS=20; COMPLETE=1: complete minutes only; BY=<dimension>: per value of a GROUP_BY dimension)
 	@$(PY) -m errorcount.tools.counts
 
 report: venv ## Draw errors, rejects, commits and the top series per minute as .local/report/report.png and .html (SINCE=24h UNTIL=0s: ISO times or 30m, 2h, 7d; BY=<dimension>)

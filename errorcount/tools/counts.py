@@ -1,7 +1,9 @@
 """Prints the newest per-minute ERROR counts from the configured counts table (make counts;
 COUNTS_TABLE, default error_log), with COUNT_LINES the lines and the error ratio too; with
 BY=<dimension> (make counts BY=service.name), the job's per-dimension counts of that GROUP_BY
-dimension instead, per minute and value, biggest first.
+dimension instead, per minute and value, biggest first. Each minute says whether it is complete
+(counted_through past its end plus LATENESS: docs/operations.md, "Complete minutes"); COMPLETE=1
+shows complete minutes only.
 
 Connects as the job's user with the job's own connection settings (conf/errorcount.conf or
 CONFIG, the environment; TLS included); the password comes from MYSQL_PASSWORD_FILE,
@@ -21,6 +23,9 @@ from errorcount.store import mysql
 from errorcount.tools import ROOT, breakdown
 
 SELECT_NEWEST_COUNTS = "SELECT log_time, log_count, line_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"
+SELECT_NEWEST_COMPLETE = ("SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time + INTERVAL 1 MINUTE <= %s "
+                          "ORDER BY log_time DESC LIMIT %s")
+SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counts_complete WHERE table_name = %s"
 SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*), COALESCE(SUM(line_count), 0) FROM `{table}`"
 
 
@@ -57,17 +62,28 @@ def main() -> int:
     cfg, conn = connected
     if os.environ.get("BY"):
         return by_dimension(cfg, conn, breakdown.dimension_of(os.environ["BY"], cfg.group_by), int(os.environ.get("ROWS", "20")))
+    only_complete, limit = os.environ.get("COMPLETE", "") not in ("", "0"), int(os.environ.get("ROWS", "20"))
     with conn.cursor() as cursor:
-        cursor.execute(store.with_table(SELECT_NEWEST_COUNTS, cfg.counts_table), (int(os.environ.get("ROWS", "20")),))
+        cursor.execute(SELECT_COMPLETE_BEFORE, (cfg.counts_table,))
+        found = cursor.fetchone()
+        complete_before = found[0] if found else None
+        if only_complete:
+            cursor.execute(store.with_table(SELECT_NEWEST_COMPLETE, cfg.counts_table),
+                           (complete_before or "1000-01-01", limit))
+        else:
+            cursor.execute(store.with_table(SELECT_NEWEST_COUNTS, cfg.counts_table), (limit,))
         rows = cursor.fetchall()
         cursor.execute(store.with_table(SELECT_COUNT_TOTALS, cfg.counts_table))
         total, minutes, lines = cursor.fetchone()
     conn.close()
-    print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format})\nminute                ERROR lines"
-          + ("        lines    ratio" if cfg.count_lines else ""))
+    print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format}); complete before "
+          f"{'(not known yet)' if complete_before is None else f'{complete_before:%Y-%m-%d %H:%M:%S} UTC'}"
+          f"{', complete minutes only' if only_complete else ''}\nminute                ERROR lines"
+          + ("        lines    ratio" if cfg.count_lines else "") + "  complete")
     for log_time, count, minute_lines in rows:
+        done = complete_before is not None and log_time + timedelta(minutes=1) <= complete_before
         print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}" + (f" {minute_lines:>12} {ratio(count, minute_lines):>8}"
-                                                           if cfg.count_lines else ""))
+                                                           if cfg.count_lines else "") + f"  {'yes' if done else 'no'}")
     print(f"total: {total} ERROR lines in {minutes} minutes"
           + (f"; {lines} lines, ratio {ratio(total, lines)}" if cfg.count_lines else ""))
     return 0

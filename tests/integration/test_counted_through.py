@@ -5,16 +5,19 @@ acknowledged (acks=all, so readable) before the stored mark lies below the store
 partition. The mark must also move on while the topic is idle, and the minutes views must tell
 complete minutes from the rest by it. One driver serves every check."""
 
+import os
+import subprocess
+import sys
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from confluent_kafka import Producer
 
 from errorcount.tools import kafka_admin, samples
-from tests.support import admin_connect, free_port, query, scrape, unique, wait_until
+from tests.support import admin_connect, driver_env, free_port, query, scrape, unique, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
@@ -71,7 +74,9 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     transactional = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "transactional.id": f"t-{uuid.uuid4().hex}"})
     transactional.init_transactions(30)
     driver = start_driver(job, topic, env={"METRICS_PORT": str(port), "LATENESS": "0", "COUNT_LINES": "true"})
-    events = samples.generate("app", 3000, 11, datetime(2036, 3, 1), 5)
+    # Lines from 10 minutes ago to 10 minutes ahead: some minutes end before the mark, some after.
+    now = datetime.now(UTC).replace(tzinfo=None, second=0, microsecond=0)
+    events = samples.generate("app", 3000, 11, now - timedelta(minutes=10), 20)
     marks: list[float] = []
 
     def check() -> None:
@@ -127,5 +132,17 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     for log_time, errors, lines, ratio, complete in rows:
         assert bool(complete) == (log_time + timedelta(minutes=1) <= complete_before)
         assert ratio is None if not lines else abs(float(ratio) - errors / lines) < 1e-4
+    admin.commit()
+    assert 0 < sum(1 for r in rows if r[4]) < len(rows)
+    # make counts COMPLETE=1 lists exactly the minutes complete by the mark it names, newest first.
+    shown = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], capture_output=True, text=True, timeout=120,
+                           check=True, env={**os.environ, **driver_env(job, topic), "COUNT_LINES": "true", "COMPLETE": "1",
+                                            "ROWS": "100"}).stdout.splitlines()
+    named = datetime.strptime(shown[0].split("complete before ")[1][:19], "%Y-%m-%d %H:%M:%S")
+    assert named >= complete_before.replace(microsecond=0)
+    listed = [line[:16] for line in shown if line[:4].isdigit()]
+    assert listed == [t.strftime("%Y-%m-%d %H:%M") for t, *_ in sorted(rows, reverse=True)
+                      if t + timedelta(minutes=1) <= named]
+    assert listed and all(line.endswith("yes") for line in shown if line[:4].isdigit())
     driver.stop()
     admin.close()
