@@ -40,8 +40,9 @@ class Writer:
     (creating one per write costs a PID handshake). Record i of a writer goes to partition
     i % partitions (counted from `first_index`), in order, so where each record lands is known."""
 
-    def __init__(self, topic: str, partitions: int | None = None, **config):
-        self.topic = topic
+    def __init__(self, topic: str, partitions: int | None = None,
+                 acked: Callable[[str, int, int], None] | None = None, **config):
+        self.topic, self.acked = topic, acked  # acked(topic, partition, offset) as each ack arrives
         self.partitions = partitions or kafka_admin.partition_count(topic)
         if not self.partitions:
             raise RuntimeError(f"topic {topic} has no partitions in the broker's metadata; "
@@ -50,9 +51,11 @@ class Writer:
         self.producer = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "linger.ms": 20,
                                   "enable.idempotence": True, "message.max.bytes": 2_000_000, **config})
 
-    def _delivered(self, error, _message) -> None:
+    def _delivered(self, error, message) -> None:
         if error is not None:
             self.failures.append(error)
+        elif self.acked is not None:
+            self.acked(message.topic(), message.partition(), message.offset())
 
     def send(self, value: bytes | None, index: int) -> None:
         """Queues one record for partition index % partitions (call flush() to wait for it)."""

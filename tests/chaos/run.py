@@ -2,7 +2,10 @@
 again and again, each kill aimed at a phase of the job (tests/chaos/phases.py) and the phase it
 hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
 driver carries on). At the end its counts table (chaos_log), its per-dimension counts (GROUP_BY, adding
-up to the counts table every minute), kafka_offsets and the ledger must be exact.
+up to the counts table every minute), with COUNT_LINES the lines per minute and series beside the
+ERROR lines, kafka_offsets and the ledger must be exact; and after every committed batch
+counted_through must not stand past a record acknowledged before it and not counted
+(tests/chaos/through.py).
 
     python -m tests.chaos.run --help    (options and their defaults; make chaos CHAOS_ARGS=...)
 
@@ -26,6 +29,7 @@ from pathlib import Path
 from errorcount.tools import ROOT, kafka_admin, produce, samples
 from errorcount.tools.localenv import local_stack
 from tests.chaos import phases as chaos_phases
+from tests.chaos.through import ThroughWatch
 from tests.harness import admin_db
 from tests.harness import drivers as harness
 from tests.harness.admin_db import error_log, ledger, release_counts_table, series_counts, series_totals, stored_offsets
@@ -55,9 +59,10 @@ def kill_server() -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event) -> None:
+def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event,
+                     acked=None) -> None:
     """Writes events in order (round-robin, so event i lands at partition i % P, offset i // P)."""
-    produce.Writer(topic, partitions).write_paced((event.value for event in events), rate)
+    produce.Writer(topic, partitions, acked=acked).write_paced((event.value for event in events), rate)
     done.set()
 
 
@@ -137,7 +142,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         kafka_admin.create_topic(name, partitions)
     events = samples.generate(log_format, lines, seed, START, 120)
     group_by = samples.FORMATS[log_format].group_by  # every dimension the generator labels
-    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": group_by,
+    settings = {**samples.FORMATS[log_format].settings, "GROUP_BY": group_by, "COUNT_LINES": "true",
                 "KAFKA_TOPIC_PATTERN": rf"{job}\.t[0-9]+"}
     release_counts_table(conn, COUNTS_TABLE)  # chaos counts into a table of its own, emptied
     before = error_log(conn, COUNTS_TABLE)
@@ -145,9 +150,10 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     log_path.parent.mkdir(parents=True, exist_ok=True)
     began = time.monotonic()
     produced = [threading.Event() for _ in names]
+    watch = ThroughWatch(job).start()
     for number, (name, done) in enumerate(zip(names, produced, strict=True)):  # event i goes to topic i % topics
-        threading.Thread(target=produce_steadily, args=(name, events[number::topics], partitions, max(rate // topics, 1), done),
-                         daemon=True).start()
+        threading.Thread(target=produce_steadily, args=(name, events[number::topics], partitions, max(rate // topics, 1), done,
+                                                        watch.acked), daemon=True).start()
     drivers = Drivers(job, names, log_path, settings)
     try:
         hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began)
@@ -156,6 +162,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         final_rc = finish(drivers, conn)
     finally:
         drivers.kill()
+        watch.stop()
     wall = time.monotonic() - began
 
     expected = Counter(samples.expected_counts(events))
@@ -163,6 +170,9 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     batches, ledger_records, _errors, ledger_rejected = ledger(conn, job)
     wanted_series = Counter(samples.expected_series(events, tuple(group_by.split(","))))
     got_series = series_counts(conn, job, group_by)
+    wanted_lines, got_lines = Counter(samples.expected_lines(events)), error_log(conn, COUNTS_TABLE, "line_count")
+    wanted_series_lines = Counter(samples.expected_series_lines(events, tuple(group_by.split(","))))
+    got_series_lines = series_counts(conn, job, group_by, "line_count")
     figures = {
         "lines": lines, "partitions": partitions, "topics": topics, "kills": kills, "restarts": drivers.restarts,
         "error_lines": sum(expected.values()), "rejected_lines": sum(e.rejected for e in events),
@@ -174,10 +184,16 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         "phases": dict(Counter(f"{t} / {p}" for t, _a, p in hits)),
         "format": f"{log_format}, GROUP_BY={group_by}", "series": len({v for _m, v in wanted_series}),
         "series_lost": sum((wanted_series - got_series).values()), "series_doubled": sum((got_series - wanted_series).values()),
-        "series_add_up": series_totals(conn, job) == actual,
+        "series_add_up": series_totals(conn, job) == actual and series_totals(conn, job, "line_count") == got_lines,
+        "lines_lost": sum((wanted_lines - got_lines).values()) + sum((wanted_series_lines - got_series_lines).values()),
+        "lines_doubled": sum((got_lines - wanted_lines).values()) + sum((got_series_lines - wanted_series_lines).values()),
+        "through_checks": watch.checks, "through_moves": len(watch.marks), "through_ahead": len(watch.ahead),
+        "through_ahead_examples": watch.ahead[:3],
     }
     figures["ok"] = (figures["lost"] == 0 and figures["doubled"] == 0 and figures["offsets_exact"]
                      and figures["series_lost"] == 0 and figures["series_doubled"] == 0 and figures["series_add_up"]
+                     and figures["lines_lost"] == 0 and figures["lines_doubled"] == 0
+                     and figures["through_ahead"] == 0 and figures["through_checks"] > 0
                      and ledger_records == lines and ledger_rejected == figures["rejected_lines"] and final_rc == 0)
     for name in names:
         kafka_admin.delete_topic(name)
@@ -194,6 +210,10 @@ def table(figures: dict) -> str:
              ("series", figures["series"]), ("per-dimension lost", figures["series_lost"]),
              ("per-dimension doubled", figures["series_doubled"]),
              ("series add up to the total every minute", "yes" if figures["series_add_up"] else "NO"),
+             ("lines (COUNT_LINES) lost / doubled, totals and series",
+              f"{figures.get('lines_lost', '-')} / {figures.get('lines_doubled', '-')}"),
+             ("batches checked: counted_through never ahead", f"{figures.get('through_checks', '-')} checked, "
+              f"{figures.get('through_ahead', '-')} ahead, mark moved {figures.get('through_moves', '-')} times"),
              ("kafka_offsets = end offsets", "yes" if figures["offsets_exact"] else "NO"),
              ("ledger batches", figures["ledger_batches"]), ("ledger records", figures["ledger_records"]),
              ("ledger rejected", figures["ledger_rejected"]), ("wall time", f"{figures['wall_seconds']} s"),

@@ -1,6 +1,7 @@
 """A short `make chaos`: SIGKILLs of the driver and of the SQL server under a steady producer, then
-exact counts, per-dimension counts (json events, GROUP_BY=field:service.name,level) and offsets,
-over three topics read through one KAFKA_TOPIC_PATTERN."""
+exact counts, lines (COUNT_LINES), per-dimension counts (json events, GROUP_BY=field:service.name,level)
+and offsets, over three topics read through one KAFKA_TOPIC_PATTERN; counted_through checked after
+every batch."""
 
 import pytest
 
@@ -16,6 +17,9 @@ def test_random_kills_under_load_lose_and_double_nothing(admin):
     assert figures["driver_kills"] > 0 and figures["server_kills"] > 0
     assert (figures["lost"], figures["doubled"]) == (0, 0)
     assert (figures["series_lost"], figures["series_doubled"], figures["series_add_up"]) == (0, 0, True)
+    assert (figures["lines_lost"], figures["lines_doubled"]) == (0, 0)
+    assert figures["through_ahead"] == 0, figures["through_ahead_examples"]
+    assert figures["through_checks"] > 0
     assert figures["series"] > 10
     assert figures["offsets_exact"]
     assert figures["ledger_records"] == 20_000
