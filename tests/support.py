@@ -102,6 +102,15 @@ class Produced:
     def total(self) -> dict[str, int]:
         return samples.expected_counts(self.events())
 
+    def lines_below(self, stored: dict[int, int] | None) -> dict[str, int]:
+        """Expected line_count (COUNT_LINES) when exactly the records below `stored` (None: all) were counted."""
+        return samples.expected_lines([e for p, o, e in self.placed if stored is None or o < stored.get(p, 0)])
+
+    def series_lines_below(self, stored: dict[int, int] | None, group_by: str) -> dict:
+        """Expected per-dimension lines ({(minute, values): n}) of the records below `stored` (None: all)."""
+        events = [e for p, o, e in self.placed if stored is None or o < stored.get(p, 0)]
+        return samples.expected_series_lines(events, tuple(group_by.split(",")))
+
 
 def service(script: str, action: str) -> None:
     """Stops or starts one native service (scripts/kafka.sh, scripts/db.sh: the SQL server that
@@ -224,7 +233,16 @@ class Scenario:
     def series(self, group_by: str) -> dict:
         """The job's per-dimension counts of `group_by`; asserts first that every minute's series add up to its total."""
         assert series_totals(self.admin, self.job) == self.counts()
-        return dict(series_counts(self.admin, self.job, group_by))
+        return {key: n for key, n in series_counts(self.admin, self.job, group_by).items() if n}  # lines-only series: 0
+
+    def lines(self) -> dict[str, int]:
+        """error_log's line_count (COUNT_LINES) per minute."""
+        return error_log(self.admin, column="line_count")
+
+    def series_lines(self, group_by: str) -> dict:
+        """The job's per-dimension lines of `group_by`; asserts first that every minute's series add up to its lines."""
+        assert series_totals(self.admin, self.job, "line_count") == self.lines()
+        return {key: n for key, n in series_counts(self.admin, self.job, group_by, "line_count").items() if n}
 
 
 def make_schema(table: str) -> None:

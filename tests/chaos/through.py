@@ -1,8 +1,9 @@
 """make chaos's watch on counted_through: the producers report each acknowledgement (acks=all: the
 record is readable from then on) with the time it arrived; a thread reads the job's mark and its
 stored offsets in one MySQL snapshot after every new ledger row (every committed batch) and every
-move of the mark (a heartbeat while idle), and checks that each record acknowledged before the mark lies below its partition's stored offset.
-A killed SQL server only pauses the watch (it reconnects)."""
+move of the mark (a heartbeat while idle), and checks that each record acknowledged before the
+mark lies below its partition's stored offset. A killed SQL server only pauses the watch (it
+reconnects)."""
 
 import threading
 import time

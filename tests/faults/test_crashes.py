@@ -1,5 +1,6 @@
 """The driver dies at each point of the commit path (test-only hook ERRORCOUNT_FAULT); what MySQL
-holds must always be exactly the records below the stored offsets, and a restart must finish exact."""
+holds must always be exactly the records below the stored offsets (errors, and with GROUP_BY and
+COUNT_LINES the lines, per minute and series), and a restart must finish exact."""
 
 from datetime import datetime
 
@@ -12,7 +13,8 @@ START = datetime(2033, 7, 1, 8, 0)
 SIGKILLED = 128 + 9
 SMALL_BATCHES = {"MAX_OFFSETS_PER_TRIGGER": "500"}
 GROUP_BY = "field:service.name,level"
-GROUPED = {**samples.FORMATS["json"].settings, "GROUP_BY": GROUP_BY}  # json events counted by service and level
+# json events counted by service and level, every line too (COUNT_LINES)
+GROUPED = {**samples.FORMATS["json"].settings, "GROUP_BY": GROUP_BY, "COUNT_LINES": "true"}
 pytestmark = pytest.mark.slow
 
 
@@ -39,11 +41,15 @@ def test_crash_then_restart_is_exact(point, batches_stored, grouped, scenario, t
     assert run.counts() == run.produced.counts_below(stored)  # nothing half-committed
     if grouped:
         assert run.series(GROUP_BY) == run.produced.series_below(stored, GROUP_BY)
+        assert run.lines() == run.produced.lines_below(stored)
+        assert run.series_lines(GROUP_BY) == run.produced.series_lines_below(stored, GROUP_BY)
 
     restarted = run.caught_up_driver("the restarted job to catch up", env=temp)
     assert run.counts() == run.produced.total()
     if grouped:
         assert run.series(GROUP_BY) == run.produced.series_below(None, GROUP_BY)
+        assert run.lines() == run.produced.lines_below(None)
+        assert run.series_lines(GROUP_BY) == run.produced.series_lines_below(None, GROUP_BY)
     assert run.ledger()[1] == 1500
     assert not any(path.exists() for path in left_behind)  # the killed driver's checkpoint swept up
     assert restarted.stop() == 0
@@ -62,6 +68,8 @@ def test_commit_with_unknown_outcome_is_resolved_in_the_driver(point, resolution
     assert resolution in driver.log()
     assert run.counts() == run.produced.total()
     assert run.series(GROUP_BY) == run.produced.series_below(None, GROUP_BY)  # no series counted twice or lost
+    assert run.lines() == run.produced.lines_below(None)
+    assert run.series_lines(GROUP_BY) == run.produced.series_lines_below(None, GROUP_BY)
     batches = len(logline.parse(driver.log()))
     assert run.ledger()[:2] == (batches, 1500)  # each batch stored exactly once
     assert run.offsets() == kafka_admin.end_offsets(run.topic)
