@@ -58,5 +58,6 @@ class Config:
     kafka_lag_group: str  # KAFKA_LAG_GROUP
     metrics_port: int  # METRICS_PORT
     metrics_host: str  # METRICS_HOST
+    slo_objective: str  # SLO_OBJECTIVE
     log_level: str  # LOG_LEVEL
     kafka_options: dict[str, str] = field(default_factory=dict, repr=False)  # kafka.* client options

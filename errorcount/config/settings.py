@@ -185,6 +185,11 @@ SETTINGS: tuple[Setting, ...] = (
             high=65535),
     Setting("METRICS_HOST", str, "127.0.0.1", "address the metrics endpoint listens on",
             note="0.0.0.0 lets a containerised or remote Prometheus scrape it; allow that explicitly."),
+    Setting("SLO_OBJECTIVE", str, "0.999", "the share of lines that may not be errors: the burn-rate alerts' objective",
+            note="Exported as errorcount_slo_objective; conf/prometheus/alerts.yml's errorcount-slo rules alert when the "
+                 "error ratio burns the budget (1 - SLO_OBJECTIVE) 14.4 times too fast over 1 h and 5 m, or 6 times over "
+                 "6 h and 30 m (docs/operations.md, 'Alerts'). Needs COUNT_LINES.",
+            pattern=r"0\.[0-9]{1,6}", shape="a fraction between 0 and 1, such as 0.999"),
     Setting("LOG_LEVEL", str, "INFO", "log level of the driver's own messages (Spark's: conf/log4j2.properties)",
             choices=("DEBUG", "INFO", "WARNING", "ERROR")),
 )

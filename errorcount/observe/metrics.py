@@ -19,7 +19,7 @@ class JobMetrics:
     """The job's series in a registry of their own (a second driver in one process, as in tests,
     gets its own)."""
 
-    def __init__(self, job: str):
+    def __init__(self, job: str, slo_objective: float = 0.999):
         self.registry = r = CollectorRegistry()
         self.job = job
         one = ["job_name"]
@@ -56,6 +56,9 @@ class JobMetrics:
                                       "(MAX_SERIES reached)", one, registry=r)
         self.counted_through = Gauge("errorcount_counted_through_seconds", "Unix time before which every record Kafka "
                                      "had made readable is counted (counted_through; 0 until known)", one, registry=r)
+        self.slo_objective = Gauge("errorcount_slo_objective", "SLO_OBJECTIVE: the share of lines that may not be "
+                                   "errors (the burn-rate alerts' objective)", one, registry=r)
+        self.slo_objective.labels(job).set(slo_objective)
         for series in (self.counted_through, self.batches, self.records, self.error_lines, self.lines, self.rejected,
                        self.dead_letters, self.commit_retries, self.query_restarts, self.mirror_failures, self.batch_seconds,
                        self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit, self.overflow_lines):

@@ -70,16 +70,18 @@ class Watch:
 @dataclass(frozen=True)
 class WatchSettings:
     """The settings of what the outside sees: the job's name (every metric's label), where metrics
-    are served (port 0: nowhere) and the lag mirror's consumer group (empty: no mirror)."""
+    are served (port 0: nowhere), the lag mirror's consumer group (empty: no mirror) and the SLO
+    objective the burn-rate alerts read."""
 
     job_name: str
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
     lag_group: str = ""
+    slo_objective: float = 0.999
 
     @classmethod
     def of(cls, cfg: Config) -> "WatchSettings":
-        return cls(cfg.job_name, cfg.metrics_host, cfg.metrics_port, cfg.kafka_lag_group)
+        return cls(cfg.job_name, cfg.metrics_host, cfg.metrics_port, cfg.kafka_lag_group, float(cfg.slo_objective))
 
     def endpoint(self, env: Mapping[str, str] = os.environ) -> str | None:
         """host:port of the metrics endpoint as another machine reaches it, stored with the lease; None
@@ -96,7 +98,7 @@ class WatchSettings:
 def build(settings: WatchSettings, admin: GroupWriter, ends: Callable[[], Position | None]) -> Watch:
     """The Watch the settings ask for: metrics served when METRICS_PORT is set, the mirror (writing
     through `admin`) unless KAFKA_LAG_GROUP is empty."""
-    metrics = JobMetrics(settings.job_name)
+    metrics = JobMetrics(settings.job_name, settings.slo_objective)
     if settings.metrics_port:
         metrics.serve(settings.metrics_host, settings.metrics_port)
         log.info("metrics: this driver's endpoint is http://%s/metrics (stored with the lease)", settings.endpoint())

@@ -99,6 +99,12 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
     try:
         seed_counts_and_ledger(admin, table, counts, job, batches)
         seed_series(admin, job, by_service)
+        # Lines beside the errors, the table claimed by the job, and its counted_through: minutes
+        # ending at or before base + 5 min are complete.
+        query(admin, f"UPDATE `{table}` SET line_count = 4 * log_count + 2")
+        query(admin, "INSERT INTO counts_tables (counts_table, job, shared) VALUES (%s, %s, FALSE)", (table, job))
+        query(admin, "INSERT INTO counted_through (job, topic, through_at, complete_before) VALUES (%s, '', %s, %s)",
+              (job, base + timedelta(minutes=7), base + timedelta(minutes=5)))
         reader = pymysql.connect(host="127.0.0.1", port=int(local_stack()["MYSQL_PORT"]),
                                  user=SOURCES["errorcount-mysql"]["user"], password=password, database=database,
                                  init_command="SET time_zone = '+00:00'")
@@ -138,7 +144,15 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
         wanted = sorted((minute, service or "(over MAX_SERIES)", n) for (minute, service), n in by_service.items()
                         if in_range(minute) and service in top)
         assert [(t, m, int(v)) for t, m, v in results[1]] == wanted
+        ratios = [(t, None if a is None else round(float(a), 4), None if b is None else round(float(b), 4))
+                  for t, a, b in results[4]]
+        assert ratios == [(t, *((round(n / (4 * n + 2), 4), None) if t + timedelta(minutes=1) <= base + timedelta(minutes=5)
+                               else (None, round(n / (4 * n + 2), 4))))
+                          for t, n in sorted(counts.items()) if in_range(t)]
+        assert {a is None for _t, a, _b in ratios} == {True, False}  # both kinds of minutes in the range
     finally:
+        query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
+        query(admin, "DELETE FROM counted_through WHERE job = %s", (job,))
         query(admin, f"DROP TABLE IF EXISTS `{table}`")
         query(admin, "DELETE FROM ingest_batches WHERE job = %s", (job,))
         for statement in ("DELETE FROM error_series_labels WHERE series_id IN "

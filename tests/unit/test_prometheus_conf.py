@@ -14,7 +14,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = yaml.safe_load((ROOT / "conf" / "prometheus" / "alerts.yml").read_text(encoding="utf-8"))
-ALERTS = [rule for group in RULES["groups"] for rule in group["rules"]]
+EVERY_RULE = [rule for group in RULES["groups"] for rule in group["rules"]]
+ALERTS = [rule for rule in EVERY_RULE if "alert" in rule]
+RECORDED = {rule["record"]: rule for rule in EVERY_RULE if "record" in rule}
 # The keys Prometheus's rule-file format accepts (rulefmt's RuleGroup and RuleNode): any other
 # makes Prometheus refuse the whole file at load.
 GROUP_KEYS = {"name", "interval", "query_offset", "limit", "labels", "rules"}
@@ -72,11 +74,21 @@ def test_the_file_has_only_the_keys_prometheus_accepts():
     assert len(names) == len(set(names)) and all(names)
     for group in RULES["groups"]:
         assert set(group) <= GROUP_KEYS and group["rules"]
-    for rule in ALERTS:
+    for rule in EVERY_RULE:
         assert set(rule) <= RULE_KEYS, rule
         assert ("alert" in rule) != ("record" in rule) and "expr" in rule, rule
     alerts = [rule["alert"] for rule in ALERTS]
     assert len(alerts) == len(set(alerts))
+    assert len(RECORDED) == sum("record" in rule for rule in EVERY_RULE)
+
+
+def test_recording_rules_parse_to_vectors_and_every_recorded_name_used_is_recorded():
+    for name, rule in RECORDED.items():
+        assert re.fullmatch(r"[a-z_]+(:[a-z0-9_]+)+", name), name  # level:metric:operations
+        assert set(rule) <= {"record", "expr", "labels"}
+        assert not is_scalar(promql.parse(rule["expr"])), name
+    used = set(re.findall(r"\berrorcount:[a-z0-9_:]+", " ".join([r["expr"] for r in ALERTS] + dashboard_queries())))
+    assert used and used <= RECORDED.keys(), used - RECORDED.keys()
 
 
 @pytest.mark.parametrize("rule", ALERTS, ids=lambda rule: rule["alert"])
