@@ -6,9 +6,11 @@ as a PNG and a self-contained HTML page (the PNG inlined, with the totals).
 --since/--until: ISO dates and times (python-dateutil) or spans back from now (`90s`, `30m`,
 `2h`, `7d`). Minutes are the job's minute keys: UTC for zoned lines, as written otherwise; a
 zoned --since/--until is converted to UTC. Reads the configured COUNTS_TABLE and JOB_NAME's
-ledger with the job's own connection settings, like make counts. With GROUP_BY (or --by naming
-a dimension counted earlier) a second panel draws that dimension's TOP values per minute, the
-rest as one line (errorcount/tools/breakdown.py).
+ledger with the job's own connection settings, like make counts. With lines counted (COUNT_LINES)
+a panel draws the error ratio per minute, and where minutes stop being complete (counted_through
+and LATENESS: docs/operations.md, "Complete minutes"). With GROUP_BY (or --by naming a dimension
+counted earlier) a panel draws that dimension's TOP values per minute, the rest as one line
+(errorcount/tools/breakdown.py).
 """
 
 import argparse
@@ -50,7 +52,9 @@ def moment(text: str, now: datetime) -> datetime:
     return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
 
 
-SELECT_COUNTS_BETWEEN = "SELECT log_time, log_count FROM `{table}` WHERE log_time BETWEEN %s AND %s ORDER BY log_time"
+SELECT_COUNTS_BETWEEN = ("SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time BETWEEN %s AND %s "
+                         "ORDER BY log_time")
+SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counts_complete WHERE table_name = %s"
 # The ledger per UTC minute of commit (committed_at is written in the job's UTC session).
 SELECT_LEDGER_MINUTES = ("SELECT TIMESTAMP(DATE_FORMAT(committed_at, '%%Y-%%m-%%d %%H:%%i:00')), SUM(rejected), SUM(batches) "
                          "FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s GROUP BY 1 ORDER BY 1")
@@ -66,25 +70,32 @@ class Series:
     dimension: str = ""  # with GROUP_BY: the dimension `by` breaks errors down by
     by: dict[str, dict[datetime, int]] | None = None
     topics: dict[str, int] | None = None  # records read per topic (the ledger's rows are per topic)
+    lines: dict[datetime, int] | None = None  # COUNT_LINES: every line per minute
+    complete_before: datetime | None = None  # minutes ending at or before it are complete
 
 
 def read(conn, table: str, job: str, since: datetime, until: datetime, dimension: str = "") -> Series:
     with conn.cursor() as cursor:
         cursor.execute(store.with_table(SELECT_COUNTS_BETWEEN, table), (since, until))
-        errors = {t: int(n) for t, n in cursor.fetchall()}
+        counted = cursor.fetchall()
+        errors, lines = {t: int(n) for t, n, _l in counted}, {t: int(n) for t, _e, n in counted if n}
+        cursor.execute(SELECT_COMPLETE_BEFORE, (table,))
+        complete = cursor.fetchone()
         cursor.execute(SELECT_LEDGER_MINUTES, (job, since, until))
         rows = cursor.fetchall()
         cursor.execute(SELECT_LEDGER_TOPICS, (job, since, until))
         topics = {str(topic): int(n) for topic, n in cursor.fetchall()}
     by = breakdown.top(breakdown.read(conn, job, dimension, since, until), TOP) if dimension else None
-    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows}, dimension, by, topics)
+    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows}, dimension, by, topics,
+                  lines, complete[0] if complete else None)
 
 
 def draw(series: Series, title: str) -> bytes:
     """The PNG: errors per minute as bars, rejects and commits per minute as lines with markers (a
     minute alone, e.g. one commit, is a point a line alone would not draw); with a dimension, its
     top values per minute below."""
-    figure, axes = pyplot.subplots(2 if series.by else 1, 1, figsize=(12, 9 if series.by else 5), dpi=100, squeeze=False)
+    panels = 1 + bool(series.lines) + bool(series.by)
+    figure, axes = pyplot.subplots(panels, 1, figsize=(12, 1 + 4 * panels), dpi=100, squeeze=False)
     axis = axes[0][0]
     if series.errors:
         axis.bar(list(series.errors), list(series.errors.values()), width=1 / 1440, color="#c0392b",
@@ -104,13 +115,38 @@ def draw(series: Series, title: str) -> bytes:
     axis.set_ylabel("records per minute")
     axis.set_title(title)
     axis.legend(loc="upper left")
+    if series.lines:
+        draw_ratio(axes[1][0], series)
     if series.by:
-        draw_top(axes[1][0], series.dimension, series.by)
+        draw_top(axes[-1][0], series.dimension, series.by)
     figure.autofmt_xdate()
     out = io.BytesIO()
     figure.savefig(out, format="png")
     pyplot.close(figure)
     return out.getvalue()
+
+
+def draw_ratio(axis, series: Series) -> None:
+    """ERROR lines over lines per minute, and the line where minutes stop being complete."""
+    lines = series.lines or {}
+    minutes = sorted(lines)
+    axis.plot(minutes, [series.errors.get(m, 0) / lines[m] for m in minutes], color="#8e44ad", marker="o", markersize=2,
+              linewidth=1, label=f"error ratio ({ratio_text(series)})")
+    if series.complete_before is not None and minutes and series.complete_before < minutes[-1] + timedelta(minutes=1):
+        axis.axvline(series.complete_before, color="#7f8c8d", linestyle="--",
+                     label=f"complete before {series.complete_before:%Y-%m-%d %H:%M:%S}")
+    axis.xaxis.set_major_formatter(dates.DateFormatter("%Y-%m-%d %H:%M"))
+    axis.set_xlabel(AXIS)
+    axis.set_ylabel("ERROR lines / lines")
+    axis.set_ylim(bottom=0)
+    axis.legend(loc="upper left", fontsize="small")
+
+
+def ratio_text(series: Series) -> str:
+    """The range's ERROR lines over its lines (of the minutes with lines)."""
+    lines = series.lines or {}
+    errors = sum(series.errors.get(m, 0) for m in lines)
+    return f"{errors / sum(lines.values()):.4f}" if lines else "-"
 
 
 def draw_top(axis, dimension: str, by: dict[str, dict[datetime, int]]) -> None:
@@ -130,6 +166,8 @@ def page(png: bytes, series: Series, title: str) -> str:
     image = base64.b64encode(png).decode()
     totals = (f"errors {sum(series.errors.values())} in {len(series.errors)} minutes, rejected "
               f"{sum(series.rejected.values())}, commits {sum(series.batches.values())}")
+    if series.lines:
+        totals += f"; lines {sum(series.lines.values())}, error ratio {ratio_text(series)}"
     if series.topics:  # a commit writes a ledger row per topic it read: commits counts those rows
         totals += "; records read by topic: " + ", ".join(f"{topic} {n}" for topic, n in series.topics.items())
     if series.by:

@@ -24,6 +24,7 @@ def test_the_report_draws_the_counts_rejects_and_commits_of_a_range(admin, tmp_p
               for m in range(0, 120, 2) for s in (5, 35)]
     try:
         seed_counts_and_ledger(admin, table, counts, job, ledger)
+        query(admin, f"UPDATE `{table}` SET line_count = 5 * log_count + 3 WHERE MOD(MINUTE(log_time), 4) <> 0")  # some without
         monkeypatch.setenv("COUNTS_TABLE", table)
         monkeypatch.setenv("JOB_NAME", job)
         since, until = base + timedelta(minutes=30), base + timedelta(minutes=89)
@@ -42,7 +43,10 @@ def test_the_report_draws_the_counts_rejects_and_commits_of_a_range(admin, tmp_p
     rejected = sum(r for t, r, _ in ledger if start <= t <= until)
     commits = sum(1 for t, _, _ in ledger if start <= t <= until)
     read = {topic: 10 * sum(1 for t, _, name in ledger if name == topic and start <= t <= until) for topic in ("t", "u")}
+    with_lines = {t: 5 * n + 3 for t, n in counts.items() if start <= t <= until and t.minute % 4}
+    ratio = sum(counts[t] for t in with_lines) / sum(with_lines.values())
     assert (f"errors {errors} in {minutes} minutes, rejected {rejected}, commits {commits}; "
+            f"lines {sum(with_lines.values())}, error ratio {ratio:.4f}; "
             f"records read by topic: t {read['t']}, u {read['u']}") in page
     assert "minute (UTC for zoned lines, as written otherwise)" in page
 
