@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pyspark
 
-from bench import corpus, dimensions, phases, report, steady, topics
+from bench import corpus, dimensions, lines, phases, report, steady, topics
 from errorcount.config.load import interval_seconds, load_config
 from errorcount.tools.localenv import local_stack
 from tests.harness import admin_db
 from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "asbcdgxtkefwp"
+PHASES = "asbcdgxltkefwp"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -94,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
              ("g", "formats", "(b) on the access and json corpora", lambda: formats_phase(args, run_dir)),
              ("x", "x_group_by", "(b) with GROUP_BY, per format", lambda: dimensions.grouped_phase(
                  {name: format_corpus(args, name) for name in dimensions.GROUP_BY}, run_dir)),
+             ("l", "l_lines", "(b) counting every line (COUNT_LINES), per format, with and without GROUP_BY",
+              lambda: lines.lines_phase({name: format_corpus(args, name) for name in lines.GROUP_BY}, run_dir)),
              ("t", "t_topics", "(b) over several topics against one",
               lambda: topics.topics_phase(args, data, ROOT / ".local" / "bench", run_dir, log)),
              ("k", "k_commit_cost", "the batch transaction at 10 to 10 000 series", lambda: dimensions.commit_cost(log)),

@@ -32,6 +32,7 @@ class Corpus:
     log_format: str = "app"
     # access and json: {GROUP_BY: {'minute<US>value<US>value': ERROR lines}} of bench/dimensions.py's GROUP_BY
     expected_series: dict[str, dict[str, int]] = field(default_factory=dict)
+    expected_lines: dict[str, int] = field(default_factory=dict)  # 'YYYY-MM-DD HH:MM:00' -> lines (COUNT_LINES)
 
 
 class Generator:
@@ -55,12 +56,13 @@ class Generator:
             cached = self.heads[(minute, zone)] = (local.strftime("%Y-%m-%d"), local.strftime("%H:%M"))
         return cached
 
-    def event(self) -> tuple[bytes | None, str | None, bool]:
-        """(value, the UTC minute it must be counted under if it is an ERROR line, rejected?)."""
+    def event(self) -> tuple[bytes | None, str | None, bool, str | None]:
+        """(value, the UTC minute it must be counted under if it is an ERROR line, rejected?, the
+        UTC minute of the line, error or not: None for a reject)."""
         rng = self.rng
         roll = rng.random()
         if roll < 0.05:
-            return rng.choice(samples.BAD_VALUES), None, True
+            return rng.choice(samples.BAD_VALUES), None, True, None
         is_error = roll < 0.20
         minute, zone = rng.randrange(self.minutes), rng.choice(samples.ZONES)
         date, hm = self.head(minute, zone)
@@ -72,7 +74,7 @@ class Generator:
                                               b=rng.randrange(256))
         text = (f"{date}{rng.choice(' T')}{hm}:{rng.randrange(60):02d}{fraction}{zone or ''}{rng.choice(SEPARATORS)}"
                 f"{level} [web-{rng.randrange(32):02d} worker-{rng.randrange(64):02d}] {message}")
-        return text.encode(), self.keys[minute] if is_error else None, False
+        return text.encode(), self.keys[minute] if is_error else None, False, self.keys[minute]
 
 
 def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_format: str = "app") -> dict:
@@ -90,21 +92,29 @@ def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_
             if event.error_minute:
                 labels = dict(event.labels)
                 series["\x1f".join((event.error_minute, *(labels[name] for name in names)))] += 1
-            return event.value, event.error_minute, event.rejected
+            return event.value, event.error_minute, event.rejected, event.minute
     counts: Counter[str] = Counter()
+    lines_per_minute: Counter[str] = Counter()
     rejected = size = 0
     writer = produce.Writer(topic, partitions, **{"linger.ms": 50, "batch.num.messages": 10000,
                                                   "queue.buffering.max.messages": 500000})
     for index in range(lines):
-        value, minute, bad = events()
+        value, minute, bad, line_minute = events()
         if minute:
             counts[minute] += 1
+        if line_minute:
+            lines_per_minute[line_minute] += 1
         rejected += bad
         size += len(value or b"")
         writer.send(value, index)
     writer.flush(120)
-    return {"expected": dict(counts), "rejected": rejected, "value_bytes": size,
+    return {"expected": dict(counts), "rejected": rejected, "value_bytes": size, "expected_lines": dict(lines_per_minute),
             "expected_series": {GROUP_BY[log_format]: dict(series)} if log_format in GROUP_BY else {}}
+
+
+def settings_of(log_format: str) -> dict[str, str]:
+    """The job settings a corpus's expectations assume (the app corpus: the defaults)."""
+    return {} if log_format == "app" else dict(samples.FORMATS[log_format].settings)
 
 
 def topic_name(lines: int, partitions: int, seed: int, log_format: str = "app") -> str:
@@ -119,7 +129,7 @@ def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, lo
     cached = cache / f"{topic}.json"
     ends = kafka_admin.end_offsets(topic) if kafka_admin.partition_count(topic) else {}
     data = json.loads(cached.read_text()) if cached.exists() else {}
-    if "expected_series" in data and sum(ends.values()) == lines and len(ends) == partitions:
+    if "expected_lines" in data and sum(ends.values()) == lines and len(ends) == partitions:
         log(f"corpus: reusing topic {topic} ({lines} records)")
     else:
         if ends:
@@ -130,4 +140,4 @@ def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, lo
         cache.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps(data))
     return Corpus(topic, lines, partitions, data["expected"], data["rejected"], data["value_bytes"], log_format,
-                  data["expected_series"])
+                  data["expected_series"], data["expected_lines"])

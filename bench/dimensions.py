@@ -1,7 +1,7 @@
 """make bench's GROUP_BY phases. (x) (b) per format with two dimensions against the same format
 without GROUP_BY, side by side in one run, every series checked against the corpus's own
 dimension values; (k) the cost of one batch's MySQL transaction at 10, 1 000 and 10 000 series x
-60 minutes (the job's Store on the bench database, no Spark)."""
+60 minutes, lines counted beside the ERROR lines (the job's Store on the bench database, no Spark)."""
 
 import time
 from pathlib import Path
@@ -27,9 +27,9 @@ MINUTES = 60
 
 def check_series(conn, job: str, data: corpora.Corpus, group_by: str, what: str) -> None:
     """The job's series against the corpus's expectation, and each minute's series against its total."""
-    got = admin_db.series_counts(conn, job, group_by)
+    got = {key: n for key, n in admin_db.series_counts(conn, job, group_by).items() if n}  # lines-only series: 0
     wanted = {(key.split("\x1f")[0], tuple(key.split("\x1f")[1:])): n for key, n in data.expected_series[group_by].items()}
-    if dict(got) != wanted:
+    if got != wanted:
         raise phases.BenchError(f"{what}: per-dimension counts differ from the corpus's in "
                                 f"{len(set(got.items()) ^ set(wanted.items()))} (minute, series) entries")
     if admin_db.series_totals(conn, job) != admin_db.error_log(conn):
@@ -94,7 +94,10 @@ def timed_commits(conn, job: str, count: int, log) -> dict:
         by_series = {(m, f"service-{s:05d}{dimensions.SEPARATOR}ERROR"): 1 + (m + s) % 3 for m in minutes for s in range(count)}
         totals = {m: sum(n for (minute, _s), n in by_series.items() if minute == m) or 1 for m in minutes}
         after = {TopicPartition("bench-commit", 0): offsets.get(TopicPartition("bench-commit", 0), 0) + 1000}
-        batch = BatchSummary(records=1000, errors=sum(totals.values()), minute_counts=totals, series_counts=by_series)
+        # every series with lines too (COUNT_LINES): three lines per ERROR line
+        batch = BatchSummary(records=1000, errors=sum(totals.values()), minute_counts=totals, series_counts=by_series,
+                             minute_lines={m: 3 * n for m, n in totals.items()},
+                             series_lines={key: 3 * n for key, n in by_series.items()})
         started = time.perf_counter()
         job_store.commit_batch(batch, offsets, after, {"bench-commit": "bench"})
         timings.append((time.perf_counter() - started) * 1000)

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from bench import dimensions, topics
+from bench import lines as bench_lines
 
 
 def ratio(results: dict, top: str, bottom: str) -> float | None:
@@ -164,10 +165,12 @@ def markdown(results: dict) -> str:
     lines += profile_lines(results)
     lines += format_lines(results)
     lines += dimensions.markdown_lines(results)
+    lines += bench_lines.markdown_lines(results)
     lines += topics.markdown_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
-              for goal, measured, met in goals(results) + dimensions.goals(results) + topics.goals(results)]
+              for goal, measured, met in goals(results) + dimensions.goals(results) + bench_lines.goals(results)
+              + topics.goals(results)]
     return "\n".join(lines) + "\n"
 
 

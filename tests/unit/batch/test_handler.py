@@ -28,3 +28,45 @@ def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_sto
     assert committer.planned_records(3) is None  # from the stored offsets, which lack partition 2
     offset_log(tmp_path, 4, {0: 150, 1: 1045, 2: 10})
     assert committer.planned_records(4) == 10 + 0 + 1
+
+
+class MarksRecorder(Store):
+    """The Store with its heartbeat transaction replaced by a record of what it was handed."""
+
+    def __init__(self):
+        super().__init__(None, "job", ["logs"])
+        self.stored_marks: list = []
+
+    def store_marks(self, stored, marks) -> None:
+        self.stored_marks.append((dict(stored), marks.job))
+
+
+def test_the_heartbeat_stores_counted_through_once_it_can_move_a_second(tmp_path):
+    from errorcount.counted_through import Marks, Observation
+
+    recorder, marks, stored = MarksRecorder(), Marks(), of_topic("logs", {0: 100, 1: 40})
+    committer = BatchCommitter(BatchSettings.of(load_config([], {"KAFKA_TOPIC": "logs"})), recorder,
+                               Resume(stored, 2, "", {"logs": "ID"}), Retention(0), str(tmp_path), describe=str,
+                               marks=marks)
+
+    def beat() -> None:
+        committer.heartbeat()
+        committer.commits.wait()  # OVERLAP_COMMIT: the heartbeat's transaction runs on the committing thread
+    beat()
+    assert recorder.stored_marks == []  # nothing observed yet
+    marks.observe(Observation(5_000, dict(stored), {"logs": "RECREATED"}))
+    beat()
+    assert recorder.stored_marks == []  # another topic under the name: its ends say nothing
+    marks.observe(Observation(6_000, dict(stored), {"logs": "ID"}))
+    beat()
+    assert recorder.stored_marks == [(stored, 6_000)] and marks.stored_job == 6_000
+    marks.observe(Observation(6_500, dict(stored), {"logs": "ID"}))
+    beat()
+    assert len(recorder.stored_marks) == 1  # less than a second further
+    marks.observe(Observation(7_000, dict(stored), {"logs": "ID"}))
+    beat()
+    assert recorder.stored_marks[-1] == (stored, 7_000)
+    committer.close()
+    marks.observe(Observation(9_000, dict(stored), {"logs": "ID"}))
+    beat()
+    assert len(recorder.stored_marks) == 2  # closed: nothing more
