@@ -63,7 +63,8 @@ def unshrunk(observation: Observation, floor: Mapping[TopicPartition, int]) -> O
 def oldest(marks: Mapping[TopicPartition, int], partitions: Iterable[TopicPartition]) -> int | None:
     """The oldest mark of `partitions`; None when one has none."""
     found = [marks.get(tp) for tp in partitions]
-    return None if any(m is None for m in found) else min(found, default=None)
+    known = [m for m in found if m is not None]
+    return None if len(known) < len(found) else min(known, default=None)
 
 
 def through(marks: Mapping[TopicPartition, int], partitions: Iterable[TopicPartition], newest: Observation | None) -> Through:

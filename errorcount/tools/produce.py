@@ -40,7 +40,7 @@ class Writer:
     (creating one per write costs a PID handshake). Record i of a writer goes to partition
     i % partitions (counted from `first_index`), in order, so where each record lands is known."""
 
-    def __init__(self, topic: str, partitions: int | None = None,
+    def __init__(self, topic: str, partitions: int | None = None, *,
                  acked: Callable[[str, int, int], None] | None = None, **config):
         self.topic, self.acked = topic, acked  # acked(topic, partition, offset) as each ack arrives
         self.partitions = partitions or kafka_admin.partition_count(topic)
@@ -103,7 +103,8 @@ class TransactionalWriter(Writer):
     job must count a committed transaction's records once and an aborted or open one's never."""
 
     def __init__(self, topic: str, partitions: int | None = None, transactional_id: str | None = None):
-        super().__init__(topic, partitions, **{"transactional.id": transactional_id or f"errorcount-tx-{time.time_ns()}"})
+        config: dict = {"transactional.id": transactional_id or f"errorcount-tx-{time.time_ns()}"}
+        super().__init__(topic, partitions, **config)
         self.producer.init_transactions(30)
 
     def begin(self) -> None:

@@ -118,3 +118,10 @@ def series_totals(conn: pymysql.Connection, job: str, column: str = "log_count")
     """A job's per-dimension counts (`column`) summed over every series, per minute: {'YYYY-MM-DD HH:MM:00': count}."""
     return Counter({t.strftime("%Y-%m-%d %H:%M:00"): int(n) for t, n in query(
         conn, f"SELECT log_time, SUM(`{column}`) FROM error_series_counts WHERE job = %s GROUP BY log_time", (job,))})
+
+
+def drop_counts_table(conn: pymysql.Connection, table: str) -> None:
+    """Drops a counts table of a test and the minutes view sql/counts_table.sql made for it (a view
+    left over a dropped table makes information_schema reads warn)."""
+    query(conn, f"DROP VIEW IF EXISTS `{table}_minutes`")
+    query(conn, f"DROP TABLE IF EXISTS `{table}`")

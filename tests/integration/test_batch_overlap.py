@@ -19,6 +19,7 @@ from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Resume
 from errorcount.store import mysql
 from errorcount.store.retention import Retention
+from tests.harness.admin_db import drop_counts_table
 from tests.support import admin_connect, job_connection, query, release_counts_table, unique, wait_until
 
 pytestmark = pytest.mark.mysql
@@ -53,7 +54,7 @@ def job(admin, tmp_path):
     with contextlib.suppress(FencedError):  # a test's failed commit raises again
         committer.close()
     conn.close()
-    query(admin, f"DROP TABLE IF EXISTS `{table}`")
+    drop_counts_table(admin, table)
 
 
 def test_a_batch_commits_behind_the_caller_and_the_next_waits_for_it(admin, job):

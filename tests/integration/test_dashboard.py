@@ -13,7 +13,7 @@ import pymysql
 import pytest
 import yaml
 
-from tests.harness.admin_db import apply_sql_file
+from tests.harness.admin_db import apply_sql_file, drop_counts_table
 from tests.support import ROOT, compose_config, local_stack, query, seed_counts_and_ledger
 
 DASHBOARD = json.loads((ROOT / "conf" / "grafana" / "dashboards" / "errorcount.json").read_text(encoding="utf-8"))
@@ -153,7 +153,7 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
     finally:
         query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
         query(admin, "DELETE FROM counted_through WHERE job = %s", (job,))
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
         query(admin, "DELETE FROM ingest_batches WHERE job = %s", (job,))
         for statement in ("DELETE FROM error_series_labels WHERE series_id IN "
                           "(SELECT series_id FROM error_series WHERE job = %s)",

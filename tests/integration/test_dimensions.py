@@ -13,6 +13,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.tools import produce, report, samples
+from tests.harness.admin_db import drop_counts_table
 from tests.support import ROOT, catch_up, error_log, ledger, make_schema, query, series_counts, series_totals, unique
 
 # MariaDB only: what this tests is Kafka's and the classifier's side; every statement it makes
@@ -42,7 +43,7 @@ def counts_tables(admin):
     tables = {log_format: unique(f"{log_format}_dims").replace("-", "_") for log_format in GROUP_BY}
     yield tables
     for table in tables.values():
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
         query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
 
 

@@ -12,6 +12,7 @@ import pytest
 from errorcount import store
 from errorcount.errors import ConfigError
 from errorcount.tools import produce, samples
+from tests.harness.admin_db import drop_counts_table
 from tests.support import catch_up, error_log, job_connection, ledger, local_stack, make_schema, query, unique
 
 # MariaDB only: what this tests is Kafka's and the classifier's side; every statement it makes
@@ -63,7 +64,7 @@ def counts_tables(admin):
     tables = {"access": unique("access_counts").replace("-", "_"), "json": unique("json_counts").replace("-", "_")}
     yield tables
     for table in tables.values():
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
         query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
 
 

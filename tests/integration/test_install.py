@@ -9,6 +9,7 @@ import sys
 
 from errorcount import __version__
 from errorcount.tools import kafka_admin
+from tests.harness.admin_db import drop_counts_table
 from tests.support import APP_PASSWORD_FILE, ROOT, local_stack, query, unique
 
 PACKAGE_FILES = ("pyproject.toml", "requirements-driver.txt", "requirements-tools.txt", "errorcount")
@@ -49,4 +50,4 @@ def test_the_tools_extra_gives_working_console_tools(tmp_path, admin, make_topic
         counts = tool("errorcount-counts", env=env)
         assert "2036-01-01 10:00 " in counts and "total: 7 ERROR lines in 1 minutes" in counts
     finally:
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)

@@ -18,6 +18,7 @@ from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import TopicState, plan_start
 from errorcount.store import marks, mysql, retention, schema, series, transactions
 from errorcount.store.series import SeriesStore
+from tests.harness.admin_db import drop_counts_table
 from tests.support import app_password, local_stack, query, release_counts_table, unique
 
 pytestmark = pytest.mark.mysql
@@ -104,7 +105,7 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
         assert result.removed == 1
     finally:
         conn.close()
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
     assert Watching.warnings == []
     mariadb = "mariadb" in query(admin, "SELECT VERSION()")[0][0].lower()
     missing = [s for s in job_statements(table, mariadb) if not any(run.startswith(s) for run in Watching.executed)]

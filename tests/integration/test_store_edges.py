@@ -14,6 +14,7 @@ from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, TopicState, plan_start
 from errorcount.store.series import SeriesStore
+from tests.harness.admin_db import drop_counts_table
 from tests.support import job_connection, local_stack, query, release_counts_table, series_counts, series_totals, unique
 
 pytestmark = pytest.mark.mysql
@@ -47,7 +48,7 @@ def test_a_commit_found_applied_on_retry_is_not_taken_for_another_instance(conn,
         assert job_store.commit_batch(huge, {TP(topic, 0): 3}, {TP(topic, 0): 4}, ids)
         assert query(admin, f"SELECT log_count FROM `{table}`")[0][0] == 2**31 + 3
     finally:
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
 
 
 def test_a_counts_table_belongs_to_one_job_unless_all_share_it(conn, admin):
@@ -63,7 +64,7 @@ def test_a_counts_table_belongs_to_one_job_unless_all_share_it(conn, admin):
         with pytest.raises(ConfigError, match="belongs to job 'a', 'b'"):
             store.Store(conn, "c", ["t"], table).claim_counts_table(False)
     finally:
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
         query(admin, "DELETE FROM counts_tables WHERE counts_table = %s", (table,))
 
 
@@ -83,7 +84,7 @@ def test_the_startup_check_refuses_what_would_fail_or_break_a_batch_later(conn, 
         with pytest.raises(ConfigError, match=f"{table}.log_count as bigint \\(it is int\\).*make schema"):
             store.Store(conn, "j", ["t"], table).verify_schema(database)
     finally:
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
 
 
 def settle(job_store: store.Store, topics: dict[str, TopicState], skip: bool = False) -> Plan:
@@ -179,7 +180,7 @@ def test_lines_are_stored_beside_errors_per_minute_and_series_and_the_overflow_c
             (minute_text(MINUTE), (None,)): 1, (minute_text(MINUTE + 1), ("INFO",)): 5})
         assert series_totals(admin, job, "line_count") == Counter({minute_text(MINUTE): 15, minute_text(MINUTE + 1): 5})
     finally:
-        query(admin, f"DROP TABLE IF EXISTS `{table}`")
+        drop_counts_table(admin, table)
 
 
 def minute_text(minute: int) -> str:
