@@ -112,10 +112,6 @@ class Marks:
                 self._floor[tp] = max(self._floor.get(tp, end), end)
             self._observations = thinned(self._observations + [kept])
 
-    def newest(self) -> Observation | None:
-        with self._lock:
-            return self._observations[-1] if self._observations else None
-
     def propose(self, stored: Position, ids: Mapping[str, str]) -> Through:
         """The marks once `stored` is committed (nothing changes until settled)."""
         with self._lock:

@@ -24,9 +24,10 @@ class KafkaAdmin:
         except Exception as error:
             raise ConfigError(f"cannot create a Kafka admin client from the kafka.* options: {first_line(error)}") from None
 
-    def topic_ids(self, topics: Iterable[str]) -> dict[str, str | None]:
-        """Each topic's ID now; None for a topic that does not exist. KafkaUnavailable if Kafka does not answer."""
-        found: dict[str, str | None] = {}
+    def described(self, topics: Iterable[str]) -> dict:
+        """Each topic's TopicDescription now (its ID, its partitions); None for a topic that does not
+        exist. KafkaUnavailable if Kafka does not answer."""
+        found: dict = {}
         names = self.jvm.java.util.ArrayList()
         for topic in topics:
             names.add(topic)
@@ -34,43 +35,39 @@ class KafkaAdmin:
             return found
         for topic, future in self.admin.describeTopics(names).topicNameValues().items():
             try:
-                found[str(topic)] = str(future.get(self.client.timeout_s, self.seconds()).topicId().toString())
+                found[str(topic)] = future.get(self.client.timeout_s, self.seconds())
             except Exception as error:
                 if "UnknownTopicOrPartition" not in str(error):
                     raise self.client.unavailable(error) from None
                 found[str(topic)] = None
         return found
 
+    def topic_ids(self, topics: Iterable[str]) -> dict[str, str | None]:
+        """Each topic's ID now; None for a topic that does not exist. KafkaUnavailable if Kafka does not answer."""
+        return {topic: None if found is None else str(found.topicId().toString())
+                for topic, found in self.described(topics).items()}
+
     def high_watermarks(self, topics: Iterable[str]) -> tuple[dict[str, str], Position]:
         """Each existing topic's ID and every partition's high watermark (its end, read_uncommitted:
         past the records of transactions still open), in two requests. KafkaUnavailable if Kafka does
         not answer; a topic that does not exist (any longer) is left out."""
-        jvm, names = self.jvm, self.jvm.java.util.ArrayList()
-        for topic in topics:
-            names.add(topic)
-        ids: dict[str, str] = {}
+        jvm = self.jvm
+        described = {topic: found for topic, found in self.described(topics).items() if found is not None}
+        if not described:
+            return {}, {}
         specs = jvm.java.util.HashMap()
-        if names.isEmpty():
-            return ids, {}
+        for topic, found in described.items():
+            for info in found.partitions():
+                specs.put(jvm.org.apache.kafka.common.TopicPartition(topic, info.partition()),
+                          jvm.org.apache.kafka.clients.admin.OffsetSpec.latest())
+        uncommitted = jvm.org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED
+        options = jvm.org.apache.kafka.clients.admin.ListOffsetsOptions(uncommitted)
         try:
-            for topic, future in self.admin.describeTopics(names).topicNameValues().items():
-                try:
-                    described = future.get(self.client.timeout_s, self.seconds())
-                except Exception as error:
-                    if "UnknownTopicOrPartition" in str(error):
-                        continue
-                    raise
-                ids[str(topic)] = str(described.topicId().toString())
-                for info in described.partitions():
-                    specs.put(jvm.org.apache.kafka.common.TopicPartition(topic, info.partition()),
-                              jvm.org.apache.kafka.clients.admin.OffsetSpec.latest())
-            options = jvm.org.apache.kafka.clients.admin.ListOffsetsOptions(
-                jvm.org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED)
             answered = self.admin.listOffsets(specs, options).all().get(self.client.timeout_s, self.seconds())
         except Exception as error:
             raise self.client.unavailable(error) from None
-        return ids, {TopicPartition(str(tp.topic()), int(tp.partition())): int(info.offset())
-                     for tp, info in answered.items()}
+        return ({topic: str(found.topicId().toString()) for topic, found in described.items()},
+                {TopicPartition(str(tp.topic()), int(tp.partition())): int(info.offset()) for tp, info in answered.items()})
 
     def list_topics(self) -> set[str]:
         """The names of every topic but Kafka's internal ones (as Spark's subscribePattern lists them)."""

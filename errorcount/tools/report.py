@@ -32,7 +32,7 @@ from matplotlib import dates, pyplot  # noqa: E402  (after the backend is chosen
 from errorcount import store  # noqa: E402
 from errorcount.errors import EXIT_CONFIG  # noqa: E402
 from errorcount.tools import ROOT, breakdown  # noqa: E402
-from errorcount.tools.counts import connect_as_job  # noqa: E402
+from errorcount.tools.counts import SELECT_COMPLETE_BEFORE, connect_as_job  # noqa: E402
 
 SPAN = re.compile(r"(\d+)([smhd])")
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
@@ -54,7 +54,6 @@ def moment(text: str, now: datetime) -> datetime:
 
 SELECT_COUNTS_BETWEEN = ("SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time BETWEEN %s AND %s "
                          "ORDER BY log_time")
-SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counts_complete WHERE table_name = %s"
 # The ledger per UTC minute of commit (committed_at is written in the job's UTC session).
 SELECT_LEDGER_MINUTES = ("SELECT TIMESTAMP(DATE_FORMAT(committed_at, '%%Y-%%m-%%d %%H:%%i:00')), SUM(rejected), SUM(batches) "
                          "FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s GROUP BY 1 ORDER BY 1")
