@@ -67,6 +67,8 @@ def parser() -> argparse.ArgumentParser:
                         help="the fixed producer rate of (e), records/s (env BENCH_STEADY_RATE)")
     parser.add_argument("--soak-batches", type=int, default=1000, help="tiny batches of the soak (f)")
     parser.add_argument("--watch-batches", type=int, default=300, help="tiny batches of each soak of (w)")
+    parser.add_argument("--formats", default=",".join(lines.GROUP_BY),
+                        help="the log formats (l) runs, comma-separated (a partial run)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default: bench/ for a full run)")
     return parser
 
@@ -95,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
              ("x", "x_group_by", "(b) with GROUP_BY, per format", lambda: dimensions.grouped_phase(
                  {name: format_corpus(args, name) for name in dimensions.GROUP_BY}, run_dir)),
              ("l", "l_lines", "(b) counting every line (COUNT_LINES), per format, with and without GROUP_BY",
-              lambda: lines.lines_phase({name: format_corpus(args, name) for name in lines.GROUP_BY}, run_dir)),
+              lambda: lines.lines_phase(
+                  {name: format_corpus(args, name) for name in args.formats.split(",")}, run_dir)),
              ("t", "t_topics", "(b) over several topics against one",
               lambda: topics.topics_phase(args, data, ROOT / ".local" / "bench", run_dir, log)),
              ("k", "k_commit_cost", "the batch transaction at 10 to 10 000 series", lambda: dimensions.commit_cost(log)),

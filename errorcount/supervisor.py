@@ -20,6 +20,7 @@ from errorcount import errors, faults, offsets, session, start_plan, store
 from errorcount.batch import checkpoint
 from errorcount.batch.handler import BatchCommitter, BatchSettings
 from errorcount.config.load import Config, interval_seconds, topics
+from errorcount.config.rules import Rules
 from errorcount.counted_through import Marks
 from errorcount.errors import ConfigError, JobStop
 from errorcount.kafka import topic_metadata
@@ -159,7 +160,8 @@ class Job:
             self.check_database(job_store)
             reattempt = yarn_reattempt(self.spark, os.environ)
             endpoint = WatchSettings.of(cfg).endpoint()
-            epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint))
+            rules = Rules.of(cfg)
+            epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint, rules))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
             job_watch.leased(epoch)
             marks = self.mysql("reading counted_through", lambda: marks_of(job_store))

@@ -33,7 +33,9 @@ CREATE TABLE IF NOT EXISTS job_leases (
   owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   acquired_at DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   metrics_endpoint VARCHAR(255) NULL,  -- host:port of the holder's Prometheus endpoint (METRICS_PORT), if any
-  first_planned_at DATETIME(3) NULL  -- when the job's first start was stored: STARTING_OFFSETS applied then, never again
+  first_planned_at DATETIME(3) NULL,  -- when the job's first start was stored: STARTING_OFFSETS applied then, never again
+  rules_digest CHAR(64) CHARACTER SET ascii NULL,  -- SHA-256 of `rules`, written at every start (errorcount/config/rules.py)
+  rules        TEXT NULL  -- the holder's counting rules (the classifier's settings, MAX_SERIES) as JSON
 ) ENGINE = InnoDB;
 
 -- The ledger: one row per committed batch, written in the batch's own transaction.
@@ -231,6 +233,14 @@ DEALLOCATE PREPARE migration;
 SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
                AND table_name = 'job_leases' AND column_name = 'first_planned_at') = 0,
               'ALTER TABLE job_leases ADD COLUMN first_planned_at DATETIME(3) NULL', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'job_leases' AND column_name = 'rules_digest') = 0,
+              'ALTER TABLE job_leases ADD COLUMN rules_digest CHAR(64) CHARACTER SET ascii NULL, ADD COLUMN rules TEXT NULL',
+              'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

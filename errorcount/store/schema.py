@@ -10,7 +10,8 @@ COUNTS_TABLE = "error_log"  # the default; COUNTS_TABLE names another table of i
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count", "line_count"},
     "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "topic_id", "seen_end", "updated_at"},
-    "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint", "first_planned_at"},
+    "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint", "first_planned_at", "rules_digest",
+                   "rules"},
     "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "new_series", "overflow_lines",
                        "batches", "offsets_before", "offsets_after", "committed_at"},
     "rejected_lines": {"job", "topic", "kafka_partition", "kafka_offset", "reason", "raw_value", "seen_at"},

@@ -16,6 +16,7 @@ from typing import TypeVar
 from dbutils.steady_db import SteadyDBConnection
 
 from errorcount import offsets
+from errorcount.config.rules import Rules
 from errorcount.counted_through import Through
 from errorcount.errors import ConfigError, FencedError
 from errorcount.faults import NO_FAULTS, Hooks
@@ -55,9 +56,10 @@ GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_i
 SELECT_STARTED = ("SELECT (SELECT first_planned_at FROM job_leases WHERE job = %s) IS NOT NULL "
                   "OR EXISTS (SELECT 1 FROM kafka_offsets WHERE job = %s)")
 MARK_STARTED = "UPDATE job_leases SET first_planned_at = COALESCE(first_planned_at, CURRENT_TIMESTAMP(3)) WHERE job = %s"
-BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint) VALUES (%s, 1, %s, %s) AS new "
-              "ON DUPLICATE KEY UPDATE epoch = job_leases.epoch + 1, owner = new.owner, "
-              "acquired_at = CURRENT_TIMESTAMP(3), metrics_endpoint = new.metrics_endpoint")
+BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint, rules_digest, rules) VALUES (%s, 1, %s, %s, %s, %s) "
+              "AS new ON DUPLICATE KEY UPDATE epoch = job_leases.epoch + 1, owner = new.owner, "
+              "acquired_at = CURRENT_TIMESTAMP(3), metrics_endpoint = new.metrics_endpoint, "
+              "rules_digest = new.rules_digest, rules = new.rules")
 SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
 # acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
 SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
@@ -177,8 +179,10 @@ class Store:
         with transaction(self.conn) as cursor:
             return schema.claim_counts_table(cursor, self.counts_table, self.job, share)
 
-    def acquire_lease(self, owner: str, reattempt: Reattempt | None = None, metrics_endpoint: str | None = None) -> int:
-        """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit.
+    def acquire_lease(self, owner: str, reattempt: Reattempt | None = None, metrics_endpoint: str | None = None,
+                      rules: Rules | None = None) -> int:
+        """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit,
+        and stores the `rules` it counts under (errorcount/config/rules.py; None: unknown).
 
         A YARN re-attempt does not take the job from an instance of another application that took it
         after this application was submitted: that instance replaced this application, which must
@@ -196,7 +200,7 @@ class Store:
                         f"application {reattempt.app} was submitted: it replaced this application, so YARN's "
                         "re-attempt does not take the job back. Nothing was committed. If that instance is "
                         "gone, submit the job again.")
-            cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint))
+            cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint, rules and rules.digest, rules and rules.text))
             cursor.execute(SELECT_LEASE, (job,))
             row = cursor.fetchone()
             assert row is not None, "the lease row was just written"

@@ -1,13 +1,17 @@
 """The job lease against the real MariaDB: every start takes over, except a YARN re-attempt of an
 application that a newer instance has replaced (it must not steal the job back)."""
 
+import hashlib
+import json
 import time
 
 import pytest
 
 from errorcount import store
+from errorcount.config.load import load_config
+from errorcount.config.rules import Rules
 from errorcount.errors import FencedError
-from tests.support import job_connection, lease, unique
+from tests.support import job_connection, lease, query, unique
 
 pytestmark = pytest.mark.mysql
 
@@ -58,3 +62,19 @@ def test_reattempt_takes_the_job_from_an_older_holder(conn):
 
 def test_reattempt_of_a_job_without_lease_takes_it(conn):
     assert store.Store(conn, unique("lease"), ["t"]).acquire_lease(f"n pid 1 app {APP_A}", store.Reattempt(APP_A, now_ms())) == 1
+
+
+def test_every_start_stores_its_counting_rules_on_the_lease_row(admin, conn):
+    """The rules (and digest) of the latest start are on the row; a start that gives none clears them."""
+    job = unique("lease")
+    first = Rules.of(load_config([], {"ERROR_LEVELS": "ERROR,FATAL", "GROUP_BY": "level"}))
+    second = Rules.of(load_config([], {"MAX_SERIES": "3"}))
+    for number, rules in enumerate((first, second, None), start=1):
+        assert store.Store(conn, job, ["t"]).acquire_lease(f"n pid {number}", rules=rules) == number
+        digest, text = query(admin, "SELECT rules_digest, rules FROM job_leases WHERE job = %s", (job,))[0]
+        if rules is None:
+            assert (digest, text) == (None, None)
+            continue
+        assert json.loads(text)["ERROR_LEVELS"] == ("ERROR,FATAL" if rules is first else "ERROR")
+        assert json.loads(text)["MAX_SERIES"] == ("1000" if rules is first else "3")
+        assert digest == hashlib.sha256(text.encode("utf-8")).hexdigest()

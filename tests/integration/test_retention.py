@@ -177,6 +177,7 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         # Before the start planner: no end seen, no first start, skips told apart by their reason only.
         query(admin, f"ALTER TABLE `{database}`.kafka_offsets DROP COLUMN seen_end")
         query(admin, f"ALTER TABLE `{database}`.job_leases DROP COLUMN first_planned_at")
+        query(admin, f"ALTER TABLE `{database}`.job_leases DROP COLUMN rules_digest, DROP COLUMN rules")  # before rules
         query(admin, f"ALTER TABLE `{database}`.skipped_offsets DROP INDEX skipped_offsets_job, DROP COLUMN kind, "
                      "DROP COLUMN epoch")
         reasons = {"retention": "ON_DATA_LOSS=skip: 150 records deleted before they were counted (retention?)",
@@ -188,6 +189,7 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
                          "reason) VALUES ('j', 't', %s, 1, 2, %s)", (partition, reason))
         with pytest.raises(ConfigError, match=r"kafka_offsets\.seen_end, kafka_offsets\.topic_id, "
                                               r"job_leases\.first_planned_at, job_leases\.metrics_endpoint, "
+                                              r"job_leases\.rules, job_leases\.rules_digest, "
                                               r"ingest_batches\.batches, ingest_batches\.new_series, "
                                               r"ingest_batches\.overflow_lines, "
                                               r"rejected_lines\.job, skipped_offsets\.epoch, skipped_offsets\.kind, "

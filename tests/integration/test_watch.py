@@ -3,6 +3,8 @@ lag in its batch lines, and the committed offsets mirrored to a Kafka consumer g
 own kafka-consumer-groups tool and the admin API see them, also while a live consumer in that
 group makes the broker refuse the writes. One driver serves every check."""
 
+import hashlib
+import json
 import re
 import subprocess
 from datetime import datetime
@@ -73,6 +75,10 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
     overflow = query(admin, "SELECT SUM(overflow_lines) FROM ingest_batches WHERE job = %s", (job,))[0][0]
     assert metrics[("errorcount_overflow_lines_total", label)] == int(overflow) > 0
     assert query(admin, "SELECT metrics_endpoint FROM job_leases WHERE job = %s", (job,)) == [(f"127.0.0.1:{port}",)]
+    digest, rules = query(admin, "SELECT rules_digest, rules FROM job_leases WHERE job = %s", (job,))[0]
+    assert digest == hashlib.sha256(rules.encode("utf-8")).hexdigest()
+    assert {k: json.loads(rules)[k] for k in ("GROUP_BY", "ERROR_LEVELS", "MAX_SERIES", "LOG_FORMAT")} == {
+        "GROUP_BY": "level", "ERROR_LEVELS": "ERROR,WARN", "MAX_SERIES": "1", "LOG_FORMAT": "app"}
     exported = {name for name, _labels in metrics}
     for path in ("conf/prometheus/alerts.yml", "conf/grafana/dashboards/errorcount.json"):
         used = set(re.findall(r"\berrorcount_[a-z_]+", (ROOT / path).read_text(encoding="utf-8")))

@@ -1,0 +1,49 @@
+"""The counting rules: the settings a minute's counts are a function of, besides the records
+themselves. The classifier's (every setting marked `classifier`: the log format, what an error is,
+GROUP_BY, COUNT_LINES) and MAX_SERIES (which series are admitted). A job stores its rules, and
+their digest, on its lease row at every start (store.Store.acquire_lease): whoever reads the row
+under its lock knows the rules of every count the holder commits, so counts made under other
+rules (a recount, docs/operations.md) can be told apart and refused."""
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from errorcount.config.load import Config
+from errorcount.config.settings import BY_NAME, CLASSIFIER_SETTINGS
+
+RULE_SETTINGS = (*CLASSIFIER_SETTINGS, BY_NAME["MAX_SERIES"])
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule settings by name, as validated text (booleans lower case)."""
+
+    settings: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, cfg: Config) -> "Rules":
+        values = ((s.name, getattr(cfg, s.field)) for s in RULE_SETTINGS)
+        return cls(tuple(sorted((name, str(value).lower() if isinstance(value, bool) else str(value))
+                                for name, value in values)))
+
+    @property
+    def text(self) -> str:
+        """The rules as canonical JSON: keys sorted, no spaces, UTF-8 as written."""
+        return json.dumps(dict(self.settings), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of `text`, hex: equal exactly when the rules are."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def differences(self, other: "Rules") -> list[str]:
+        """The settings whose values differ, as 'NAME: this vs other', by name."""
+        mine, theirs = dict(self.settings), dict(other.settings)
+        return [f"{name}: {mine.get(name, '(unset)')!r} vs {theirs.get(name, '(unset)')!r}"
+                for name in sorted(set(mine) | set(theirs)) if mine.get(name) != theirs.get(name)]
+
+    @classmethod
+    def from_text(cls, text: str) -> "Rules":
+        """The Rules a lease row's `rules` column holds (text)."""
+        return cls(tuple(sorted((str(name), str(value)) for name, value in json.loads(text).items())))
