@@ -74,15 +74,16 @@ def commit_cost(log) -> dict:
     conn = mysql.connect(cfg)
     found = {}
     try:
-        found["0"] = timed_commits(conn, "bench-commit-0", 0, log)
-        for count in SERIES:
-            found[str(count)] = timed_commits(conn, f"bench-commit-{count}", count, log)
+        for count in (0, *SERIES):  # each size without lines (COUNT_LINES off), then with, back to back
+            for lines in (False, True):
+                key = f"{count}{'' if lines else '-no-lines'}"
+                found[key] = timed_commits(conn, f"bench-commit-{key}", count, log, lines)
     finally:
         conn.close()
     return found
 
 
-def timed_commits(conn, job: str, count: int, log) -> dict:
+def timed_commits(conn, job: str, count: int, log, lines: bool = True) -> dict:
     group_by = "field:service.name,level"
     series = SeriesStore(job, group_by, max_series=max(count, 1)) if count else None
     job_store = store.Store(conn, job, ["bench-commit"], series=series)
@@ -94,17 +95,18 @@ def timed_commits(conn, job: str, count: int, log) -> dict:
         by_series = {(m, f"service-{s:05d}{dimensions.SEPARATOR}ERROR"): 1 + (m + s) % 3 for m in minutes for s in range(count)}
         totals = {m: sum(n for (minute, _s), n in by_series.items() if minute == m) or 1 for m in minutes}
         after = {TopicPartition("bench-commit", 0): offsets.get(TopicPartition("bench-commit", 0), 0) + 1000}
-        # every series with lines too (COUNT_LINES): three lines per ERROR line
+        # with `lines` (COUNT_LINES), every minute and series has lines too: three per ERROR line
         batch = BatchSummary(records=1000, errors=sum(totals.values()), minute_counts=totals, series_counts=by_series,
-                             minute_lines={m: 3 * n for m, n in totals.items()},
-                             series_lines={key: 3 * n for key, n in by_series.items()})
+                             minute_lines={m: 3 * n for m, n in totals.items()} if lines else {},
+                             series_lines={key: 3 * n for key, n in by_series.items()} if lines else {})
         started = time.perf_counter()
         job_store.commit_batch(batch, offsets, after, {"bench-commit": "bench"})
         timings.append((time.perf_counter() - started) * 1000)
         offsets = after
-        log(f"(k) {count} series x {MINUTES} minutes, commit {step + 1}: {timings[-1]:.0f} ms")
+        log(f"(k) {count} series x {MINUTES} minutes{' with lines' if lines else ''}, commit {step + 1}: "
+            f"{timings[-1]:.0f} ms")
     rows = count * MINUTES
-    return {"series": count, "rows": rows, "register_ms": timings[0], "new_minutes_ms": timings[1],
+    return {"series": count, "lines": lines, "rows": rows, "register_ms": timings[0], "new_minutes_ms": timings[1],
             "existing_rows_ms": timings[2], "ms_per_1000_rows": timings[1] / rows * 1000 if rows else None}
 
 
@@ -128,13 +130,14 @@ def markdown_lines(results: dict) -> list[str]:
     if cost:
         lines += [f"The batch transaction with GROUP_BY: one batch of N series x {MINUTES} minutes committed by the "
                   "job's Store (bench/dimensions.py). First: N new series registered (registry, labels) and N x 60 "
-                  "rows inserted; then 60 new minutes of the same series; then the same minutes again (upserts).", "",
-                  "| series | rows | first commit ms | new minutes ms | existing rows ms | ms per 1 000 rows |",
-                  "|---:|---:|---:|---:|---:|---:|"]
+                  "rows inserted; then 60 new minutes of the same series; then the same minutes again (upserts). "
+                  "Each size without lines (COUNT_LINES off), then with every row's lines, back to back.", "",
+                  "| series | lines | rows | first commit ms | new minutes ms | existing rows ms | ms per 1 000 rows |",
+                  "|---:|:---:|---:|---:|---:|---:|---:|"]
         for f in cost.values():
             per = "" if f["ms_per_1000_rows"] is None else f"{f['ms_per_1000_rows']:.1f}"
-            lines.append(f"| {f['series']} | {f['rows']:,} | {f['register_ms']:,.0f} | {f['new_minutes_ms']:,.0f} | "
-                         f"{f['existing_rows_ms']:,.0f} | {per} |")
+            lines.append(f"| {f['series']} | {'yes' if f.get('lines', True) else 'no'} | {f['rows']:,} | "
+                         f"{f['register_ms']:,.0f} | {f['new_minutes_ms']:,.0f} | {f['existing_rows_ms']:,.0f} | {per} |")
         lines.append("")
     return lines
 
