@@ -15,9 +15,9 @@ it still holds (Kafka deletes a partition's oldest segments first; with CreateTi
 when that first record is itself at or after the read start, deleted records may belong to the
 range, which can then not be recounted exactly: refused, with the range that can (Refusal.offer)."""
 
-import math
 from dataclasses import dataclass
 
+from errorcount.config.rules import Rules
 from errorcount.errors import EXIT_CONFIG, EXIT_DATA_LOSS
 from errorcount.offsets import TopicPartition, minute_key
 
@@ -43,6 +43,8 @@ class PartitionFacts:
     log_start: int         # Kafka's earliest offset it still holds
     at_time: int | None    # Kafka's earliest offset with a timestamp at or after the read start (None: none has)
     log_start_ms: int | None = None  # the Kafka timestamp of the record at log_start (None: none is held)
+    recreated_ms: int | None = None  # when the job found the topic recreated (its skip row): the records it
+                                     # counted of the earlier topic are gone, all appended before then
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,29 @@ def lost_start(facts: PartitionFacts) -> bool:
     return facts.log_start > facts.counted_from and facts.at_time is not None and facts.at_time <= facts.log_start
 
 
+def minute_past(ms: int, skew_s: int) -> int:
+    """The first minute no record appended at or before Kafka time `ms` can belong to: wholly past
+    `ms` plus SKEW."""
+    return (ms + skew_s * 1000) // 60_000 + 1
+
+
 def exact_from(facts: PartitionFacts, skew_s: int) -> int | None:
-    """The first minute from which a range is recountable exactly despite what Kafka deleted: the
-    first wholly past the first held record's time plus SKEW (no deleted record is newer than that
-    record, so none is in it; and Kafka's answer for its read start is past that record, so this
-    rule does not refuse it again). None: unknown."""
-    if facts.log_start_ms is None:
-        return None
-    return math.floor((facts.log_start_ms / 1000 + skew_s) / 60) + 1
+    """The first minute from which a range is recountable exactly despite what Kafka deleted: past
+    the first held record's time (no deleted record is newer; and Kafka's answer for that range's
+    read start is past that record, so this rule does not refuse it again). None: unknown."""
+    return None if facts.log_start_ms is None else minute_past(facts.log_start_ms, skew_s)
+
+
+def lost(span: Range, facts: PartitionFacts, skew_s: int) -> tuple[str, int | None] | None:
+    """Why records the job counted of this partition, which may belong to the range, are gone, and
+    the first minute a range would have to start at to be exact (None: unknown); None if none are."""
+    if facts.recreated_ms is not None and span.first < minute_past(facts.recreated_ms, skew_s):
+        return (f"the topic was recreated ({minute_text(facts.recreated_ms // 60_000)} UTC); what the job counted of "
+                "the earlier one is gone"), minute_past(facts.recreated_ms, skew_s)
+    if lost_start(facts):
+        return (f"Kafka holds offsets from {facts.log_start}, the job counted from {facts.counted_from} "
+                "(retention)"), exact_from(facts, skew_s)
+    return None
 
 
 def plan(span: Range, partitions: dict[TopicPartition, PartitionFacts], skew_s: int,
@@ -88,18 +105,55 @@ def plan(span: Range, partitions: dict[TopicPartition, PartitionFacts], skew_s: 
     if span.first > now_minute:
         return Refusal(EXIT_CONFIG, f"the range starts in the future ({minute_text(span.first)}, now "
                                     f"{minute_text(now_minute)}): nothing of it has been counted yet.")
-    lost = sorted(tp for tp, facts in partitions.items() if lost_start(facts))
-    if lost:
-        starts = [exact_from(partitions[tp], skew_s) for tp in lost]
+    gone = {tp: why for tp, facts in sorted(partitions.items()) if (why := lost(span, facts, skew_s))}
+    if gone:
+        starts = [start for _reason, start in gone.values()]
         offer = None if None in starts else max(s for s in starts if s is not None)
-        where = ", ".join(f"{tp} holds offsets from {partitions[tp].log_start} (the job counted from "
-                          f"{partitions[tp].counted_from})" for tp in lost)
         remedy = (f"the largest range it can recount exactly starts at {minute_text(offer)}: recount from there"
                   if offer is not None and offer < span.end else "no part of this range can be recounted exactly")
-        return Refusal(EXIT_DATA_LOSS, f"Kafka no longer holds the start of the range {minute_text(span.first)} to "
-                                       f"{minute_text(span.end)}: {where}; records it deleted may belong to the range "
-                                       f"(retention). Nothing was changed; {remedy}.", offer)
+        return Refusal(EXIT_DATA_LOSS, f"records the job counted that may belong to the range {minute_text(span.first)} "
+                                       f"to {minute_text(span.end)} are no longer in Kafka: "
+                                       f"{'; '.join(f'{tp}: {reason}' for tp, (reason, _start) in gone.items())}. "
+                                       f"Nothing was changed; {remedy}.", offer)
     return {tp: read_range(facts) for tp, facts in sorted(partitions.items())}
+
+
+def rules_refusal(live: Rules | None, own: Rules, job: str) -> Refusal | None:
+    """Counts the live job makes under other rules than the recount's would mix two definitions in
+    one table: refused, naming each difference. None when they are the same rules."""
+    if live is None:
+        return Refusal(EXIT_CONFIG, f"job {job!r} has no counting rules on record (its lease row predates them, or it "
+                                    "never started): start it once with this version, then recount. Nothing was changed.")
+    if live == own:
+        return None
+    return Refusal(EXIT_CONFIG, f"job {job!r} counts under other rules than this recount's ("
+                                f"{'; '.join(own.differences(live))}, the recount's first): recounting under rules the "
+                                "job does not apply would mix two definitions in one table. Restart the job with the "
+                                "recount's settings first (or recount with the job's). Nothing was changed.")
+
+
+def shared_refusal(table: str, others: list[str]) -> Refusal | None:
+    """A counts table other jobs add into (SHARE_COUNTS_TABLE) holds their counts in the same rows:
+    replacing a minute would drop theirs. Refused; the other jobs named."""
+    if not others:
+        return None
+    return Refusal(EXIT_CONFIG, f"COUNTS_TABLE {table} is shared with {', '.join(sorted(others))} (SHARE_COUNTS_TABLE): "
+                                "its minutes hold their counts too, which a recount of one job would replace. Only a "
+                                "table one job writes can be recounted: give each job a COUNTS_TABLE of its own for "
+                                "the minutes to come. Nothing was changed.")
+
+
+def series_refusal(span: Range, grouped: bool, series_days: int, now_minute: int) -> Refusal | None:
+    """With GROUP_BY, per-series rows older than SERIES_RETENTION_DAYS are pruned: a recount of such
+    minutes would leave totals whose series the next retention pass deletes. Refused, offering the
+    range whose series are kept."""
+    kept_from = now_minute - series_days * 1440
+    if not grouped or not series_days or span.first >= kept_from:
+        return None
+    return Refusal(EXIT_CONFIG, f"minutes before {minute_text(kept_from)} are older than SERIES_RETENTION_DAYS="
+                                f"{series_days}: their per-series rows are pruned, so a recount would write series that "
+                                f"the next retention pass deletes, leaving totals without series. Recount from "
+                                f"{minute_text(kept_from)} on. Nothing was changed.", kept_from)
 
 
 def minute_text(minute: int) -> str:

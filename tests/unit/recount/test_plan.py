@@ -7,9 +7,11 @@ import random
 
 import pytest
 
+from errorcount.config.load import load_config
+from errorcount.config.rules import Rules
 from errorcount.errors import EXIT_CONFIG, EXIT_DATA_LOSS
 from errorcount.offsets import TopicPartition
-from errorcount.recount.plan import PartitionFacts, Range, Refusal, plan
+from errorcount.recount.plan import PartitionFacts, Range, Refusal, plan, rules_refusal, series_refusal, shared_refusal
 
 SKEW = 600
 TP = TopicPartition("t", 0)
@@ -80,7 +82,7 @@ def test_a_retention_refusal_names_the_partition_and_offers_the_exact_range():
                                                       log_start_ms=150 * 60_000)}, SKEW, 10**6)
     assert isinstance(found, Refusal) and found.exit_code == EXIT_DATA_LOSS
     assert found.offer == 150 + SKEW // 60 + 1
-    assert "t-0 holds offsets from 10 (the job counted from 0)" in found.message
+    assert "t-0: Kafka holds offsets from 10, the job counted from 0 (retention)" in found.message
     assert "1970-01-01 02:41" in found.message  # minute 161, where the exact range starts
 
 
@@ -88,3 +90,46 @@ def test_an_old_retention_cut_does_not_refuse():
     """Kafka deleted counted records, but it still holds one older than the read start."""
     found = plan(Range(100, 200), {TP: PartitionFacts(0, 50, 10, at_time=20, log_start_ms=0)}, SKEW, 10**6)
     assert found == {TP: (20, 50)}
+
+
+def test_other_rules_are_refused_naming_each_difference():
+    own = Rules.of(load_config([], {"ERROR_LEVELS": "ERROR,FATAL"}))
+    assert rules_refusal(own, own, "j") is None
+    differs = rules_refusal(Rules.of(load_config([], {})), own, "j")
+    assert differs.exit_code == EXIT_CONFIG and "ERROR_LEVELS: 'ERROR,FATAL' vs 'ERROR'" in differs.message
+    assert rules_refusal(None, own, "j").exit_code == EXIT_CONFIG
+
+
+def test_a_shared_counts_table_is_refused():
+    assert shared_refusal("error_log", []) is None
+    refused = shared_refusal("error_log", ["b", "a"])
+    assert refused.exit_code == EXIT_CONFIG and "shared with a, b" in refused.message
+
+
+@pytest.mark.parametrize(("first", "grouped", "days", "refused"), [
+    (1000 - 2 * 1440, True, 1, True),     # older than the series kept
+    (1000 - 1440, True, 1, False),        # exactly the oldest kept minute
+    (1000 - 2 * 1440, False, 1, False),   # no GROUP_BY: no series to prune
+    (1000 - 2 * 1440, True, 0, False),    # SERIES_RETENTION_DAYS=0 keeps all
+])
+def test_minutes_whose_series_are_pruned_are_refused(first, grouped, days, refused):
+    found = series_refusal(Range(first, 1000), grouped, days, now_minute=1000)
+    assert (found is not None) == refused
+    if found:
+        assert found.offer == 1000 - 1440 and found.exit_code == EXIT_CONFIG
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_a_recreated_topic_refuses_the_minutes_its_earlier_records_may_hold(seed):
+    """Records of the earlier topic were appended at or before the recreation was found, their lines
+    up to SKEW ahead: every such minute lies before the offer, and a range from the offer is planned."""
+    rng = random.Random(seed)
+    found_ms = rng.randint(10**12, 2 * 10**12)
+    old_minutes = [(ms // 1000 + rng.randint(-86_400, SKEW)) // 60
+                   for ms in (found_ms - rng.randint(0, 10**7) for _ in range(50))] + [(found_ms // 1000 + SKEW) // 60]
+    facts = PartitionFacts(counted_from=0, stored=5, log_start=0, at_time=0, recreated_ms=found_ms)
+    first = max(old_minutes) - rng.randint(0, 100)
+    refused = plan(Range(first, first + 500), {TP: facts}, SKEW, 10**9)
+    assert isinstance(refused, Refusal) and refused.exit_code == EXIT_DATA_LOSS and "recreated" in refused.message
+    assert max(old_minutes) < refused.offer
+    assert plan(Range(refused.offer, refused.offer + 10), {TP: facts}, SKEW, 10**9) == {TP: (0, 5)}
