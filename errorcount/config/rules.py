@@ -7,12 +7,20 @@ rules (a recount, docs/operations.md) can be told apart and refused."""
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from errorcount.config.load import Config
-from errorcount.config.settings import BY_NAME, CLASSIFIER_SETTINGS
+from errorcount.config.settings import BY_NAME, CLASSIFIER_SETTINGS, Setting
 
 RULE_SETTINGS = (*CLASSIFIER_SETTINGS, BY_NAME["MAX_SERIES"])
+
+
+def as_text(cfg: Config, settings: Iterable[Setting]) -> tuple[tuple[str, str], ...]:
+    """`settings`' values in `cfg` by name, in their order, as validated text (booleans lower case,
+    as the classifier reads them): the Rules and the classifier's Contract are both made of these."""
+    values = ((s.name, getattr(cfg, s.field)) for s in settings)
+    return tuple((name, str(value).lower() if isinstance(value, bool) else str(value)) for name, value in values)
 
 
 @dataclass(frozen=True)
@@ -23,9 +31,7 @@ class Rules:
 
     @classmethod
     def of(cls, cfg: Config) -> "Rules":
-        values = ((s.name, getattr(cfg, s.field)) for s in RULE_SETTINGS)
-        return cls(tuple(sorted((name, str(value).lower() if isinstance(value, bool) else str(value))
-                                for name, value in values)))
+        return cls(tuple(sorted(as_text(cfg, RULE_SETTINGS))))
 
     @property
     def text(self) -> str:

@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 from errorcount import session
 from errorcount.config import dimensions
 from errorcount.config.load import Config, load_config
+from errorcount.config.rules import as_text
 from errorcount.config.settings import CLASSIFIER_SETTINGS
 from errorcount.pipeline.columns import PerApp, select_stages
 
@@ -40,8 +41,7 @@ class Contract:
 
     @classmethod
     def of(cls, cfg: Config) -> "Contract":
-        values = ((s.name, getattr(cfg, s.field)) for s in CLASSIFIER_SETTINGS)
-        return cls(tuple((name, str(value).lower() if isinstance(value, bool) else str(value)) for name, value in values))
+        return cls(as_text(cfg, CLASSIFIER_SETTINGS))
 
     @classmethod
     def with_settings(cls, **settings: str | int) -> "Contract":
