@@ -72,10 +72,10 @@ counts: venv ## Show the newest per-minute ERROR counts, lines and ratio (ROWS=2
 report: venv ## Draw errors, rejects, commits and the top series per minute as .local/report/report.png and .html (SINCE=24h UNTIL=0s: ISO times or 30m, 2h, 7d; BY=<dimension>)
 	$(PY) -m errorcount.tools.report --since "$${SINCE:-24h}" --until "$${UNTIL:-0s}" --by "$${BY:-}"
 
-check: lint typecheck java ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
+check: lint typecheck java jars ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
-differential: java ## The JVM classifier against tests/oracles/pyparse.py, pyformats.py and pydims.py on DIFFERENTIAL_VALUES (3000000) values per format
+differential: java jars ## The JVM classifier against tests/oracles/pyparse.py, pyformats.py and pydims.py on DIFFERENTIAL_VALUES (3000000) values per format
 	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/pipeline/test_classify_differential.py tests/unit/pipeline/test_classify_formats_differential.py tests/unit/config/test_dimensions.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config/config_type.py and the table of docs/configuration.md from errorcount/config/settings.py
@@ -92,7 +92,7 @@ typecheck: venv ## Type-check errorcount/ with mypy (pinned in requirements.txt,
 compose-check: venv ## Validate docker-compose.yml with docker-compose config
 	@scripts/stack.sh compose-check
 
-test-unit: venv java ## Unit tests (one local SparkSession, no services)
+test-unit: venv java jars ## Unit tests (one local SparkSession, no services)
 	$(PY) -m pytest tests/unit
 
 test-integration: java up ## Integration tests against the real Kafka and MariaDB

@@ -99,6 +99,11 @@ def minute_key(epoch_minute: int) -> str:
     return (_EPOCH + timedelta(minutes=epoch_minute)).strftime("%Y-%m-%d %H:%M:00")
 
 
+def epoch_minute(log_time: datetime) -> int:
+    """A DATETIME minute as MySQL returns it (naive) -> epoch minute: minute_key's inverse, no zone."""
+    return (log_time - _EPOCH) // timedelta(minutes=1)
+
+
 def utc_text(epoch_ms: int) -> str:
     """Epoch milliseconds -> 'YYYY-MM-DD HH:MM:SS.fff' for a MySQL DATETIME(3) in a UTC session."""
     return (_EPOCH + timedelta(milliseconds=epoch_ms)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]

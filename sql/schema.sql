@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS kafka_offsets (
   next_offset     BIGINT       NOT NULL,
   topic_id        VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin NULL,  -- Kafka's topic ID the offset belongs to ('deleted:<ID>': given up)
   seen_end        BIGINT       NULL,  -- the highest end offset the job has seen the partition at (a deleted topic counted to it is retired)
+  counted_from    BIGINT       NULL,  -- the first offset the job counted of the topic as it is now (a recount reads from no earlier; NULL: stored before)
   updated_at      DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   PRIMARY KEY (job, topic, kafka_partition)
 ) ENGINE = InnoDB;
@@ -140,6 +141,28 @@ CREATE TABLE IF NOT EXISTS error_series_counts (
 -- ahead"). One row per topic the job reads and one for the job as a whole (topic ''), written in
 -- each batch's transaction and, while the topics are idle, by a transaction of its own; never
 -- lowered. complete_before = through_at - LATENESS: a minute that ends at or before it is complete.
+-- The recounts' ledger (make recount, docs/operations.md "Recounting a time range"): one row per
+-- chunk of minutes swapped in, written in the swap's own transaction.
+CREATE TABLE IF NOT EXISTS recounts (
+  id              BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  job             VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  first_minute    DATETIME     NOT NULL,  -- the chunk's minutes [first_minute, end_minute)
+  end_minute      DATETIME     NOT NULL,
+  offsets_from    TEXT         NOT NULL,  -- JSON {"topic": {"partition": offset}}: where the recount read from
+  offsets_to      TEXT         NOT NULL,  -- the job's stored offsets under the swap's lock: read up to them
+  errors_before   BIGINT       NOT NULL,
+  lines_before    BIGINT       NOT NULL,
+  errors_after    BIGINT       NOT NULL,
+  lines_after     BIGINT       NOT NULL,
+  minutes_changed INT          NOT NULL,
+  series_rows     INT          NOT NULL DEFAULT 0,  -- per-series rows written (GROUP_BY)
+  rules_digest    CHAR(64)     CHARACTER SET ascii NOT NULL,  -- the rules counted under (job_leases.rules_digest)
+  epoch           BIGINT       NOT NULL,  -- the live job's lease epoch at the swap
+  recounted_by    VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  recounted_at    DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  KEY recounts_job (job, recounted_at)
+) ENGINE = InnoDB;
+
 CREATE TABLE IF NOT EXISTS counted_through (
   job             VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   topic           VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,  -- '': every topic of the job
@@ -241,6 +264,15 @@ SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schem
                AND table_name = 'job_leases' AND column_name = 'rules_digest') = 0,
               'ALTER TABLE job_leases ADD COLUMN rules_digest CHAR(64) CHARACTER SET ascii NULL, ADD COLUMN rules TEXT NULL',
               'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- Where the job began counting each partition: rows stored before have NULL (a recount then takes
+-- the first ledger row's offsets, errorcount/store/recount.py).
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'kafka_offsets' AND column_name = 'counted_from') = 0,
+              'ALTER TABLE kafka_offsets ADD COLUMN counted_from BIGINT NULL AFTER seen_end', 'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

@@ -55,6 +55,8 @@ class Config:
     dead_letter_limit: int  # DEAD_LETTER_LIMIT
     retention_days: int  # RETENTION_DAYS
     stop_marker: str  # STOP_MARKER
+    recount_skew: int  # RECOUNT_SKEW
+    recount_chunk_minutes: int  # RECOUNT_CHUNK_MINUTES
     kafka_lag_group: str  # KAFKA_LAG_GROUP
     metrics_port: int  # METRICS_PORT
     metrics_host: str  # METRICS_HOST

@@ -176,6 +176,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("STOP_MARKER", str, "", "path (any Hadoop file system) whose existence stops the job at a batch boundary",
             note="A running job stops after its in-flight batch commits (exit 0); a starting one exits 0 at once. "
                  "submit-yarn.sh removes a stale marker before submitting."),
+    Setting("RECOUNT_SKEW", int, "86400", "make recount: seconds a line's own minute may lie after its Kafka timestamp",
+            note="A recount of FROM..TO reads every record from the first whose Kafka timestamp is at or after FROM "
+                 "minus this (offsetsForTimes), so a line stamped up to this much later than Kafka's time is still "
+                 "found; it covers producers' clocks and wall-clock lines without a zone (up to 14 h ahead of UTC). "
+                 "docs/operations.md, \"Recounting a time range\".", high=30 * 86400, group="Recounting"),
+    Setting("RECOUNT_CHUNK_MINUTES", int, "1440", "make recount: minutes swapped in per MySQL transaction",
+            note="Each chunk is exact on its own and holds the job's lease row while it is written: the live job's "
+                 "next commit waits for it.", low=1, high=527_040),
     Setting("KAFKA_LAG_GROUP", str, "errorcount-<job>", "Kafka consumer group the committed offsets are mirrored to "
             "(empty: off)", note="For lag tools (kafka-consumer-groups, Burrow, kminion, Kafka UIs): written after "
             "MySQL commits (commits closer than 5 s coalesce into one write), at least hourly while idle, best "

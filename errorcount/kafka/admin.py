@@ -6,7 +6,8 @@ lag mirror's group offsets (errorcount/kafka/lag_mirror.py, from its own thread:
 client is thread-safe)."""
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from errorcount.errors import ConfigError
 from errorcount.kafka.client import KafkaClient
@@ -51,23 +52,37 @@ class KafkaAdmin:
         """Each existing topic's ID and every partition's high watermark (its end, read_uncommitted:
         past the records of transactions still open), in two requests. KafkaUnavailable if Kafka does
         not answer; a topic that does not exist (any longer) is left out."""
-        jvm = self.jvm
         described = {topic: found for topic, found in self.described(topics).items() if found is not None}
-        if not described:
-            return {}, {}
-        specs = jvm.java.util.HashMap()
-        for topic, found in described.items():
-            for info in found.partitions():
-                specs.put(jvm.org.apache.kafka.common.TopicPartition(topic, info.partition()),
-                          jvm.org.apache.kafka.clients.admin.OffsetSpec.latest())
-        uncommitted = jvm.org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED
-        options = jvm.org.apache.kafka.clients.admin.ListOffsetsOptions(uncommitted)
+        latest = self.specs().latest()
+        ends = self.list_offsets({TopicPartition(topic, int(info.partition())): latest
+                                  for topic, found in described.items() for info in found.partitions()}, committed=False)
+        return ({topic: str(found.topicId().toString()) for topic, found in described.items()},
+                {tp: offset for tp, (offset, _time) in ends.items()})
+
+    def list_offsets(self, specs: Mapping[TopicPartition, Any], committed: bool = True) -> dict[TopicPartition, tuple[int, int]]:
+        """Kafka's answer to each partition's OffsetSpec (latest, earliest, forTimestamp(ms)): the
+        offset and that record's timestamp (-1 each when Kafka has none, e.g. no record at or after a
+        time), as a read_committed consumer sees them unless `committed` is False. One request;
+        KafkaUnavailable if Kafka does not answer."""
+        if not specs:
+            return {}
+        jvm = self.jvm
+        java_specs = jvm.java.util.HashMap()
+        for tp, spec in specs.items():
+            java_specs.put(jvm.org.apache.kafka.common.TopicPartition(tp.topic, tp.partition), spec)
+        isolation = jvm.org.apache.kafka.common.IsolationLevel
+        options = jvm.org.apache.kafka.clients.admin.ListOffsetsOptions(
+            isolation.READ_COMMITTED if committed else isolation.READ_UNCOMMITTED)
         try:
-            answered = self.admin.listOffsets(specs, options).all().get(self.client.timeout_s, self.seconds())
+            answered = self.admin.listOffsets(java_specs, options).all().get(self.client.timeout_s, self.seconds())
         except Exception as error:
             raise self.client.unavailable(error) from None
-        return ({topic: str(found.topicId().toString()) for topic, found in described.items()},
-                {TopicPartition(str(tp.topic()), int(tp.partition())): int(info.offset()) for tp, info in answered.items()})
+        return {TopicPartition(str(tp.topic()), int(tp.partition())): (int(info.offset()), int(info.timestamp()))
+                for tp, info in answered.items()}
+
+    def specs(self):
+        """Kafka's OffsetSpec class (earliest(), latest(), forTimestamp(ms)) for list_offsets."""
+        return self.jvm.org.apache.kafka.clients.admin.OffsetSpec
 
     def list_topics(self) -> set[str]:
         """The names of every topic but Kafka's internal ones (as Spark's subscribePattern lists them)."""

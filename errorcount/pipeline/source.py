@@ -6,23 +6,28 @@ from errorcount.kafka.client import KafkaClient
 from errorcount.kafka.subscription import Subscription
 
 
-def source_options(client: KafkaClient, subscription: Subscription, starting_offsets: str,
-                   max_offsets_per_trigger: int = 0) -> dict[str, str]:
-    """Options of Spark's Kafka source: the client's kafka.* pass-through (security settings)
-    included; MAX_OFFSETS_PER_TRIGGER when not 0."""
+def reader_options(client: KafkaClient) -> dict[str, str]:
+    """What every read of the job's topics (the stream, a recount's batch) passes Spark's Kafka
+    source: the client's kafka.* pass-through (security settings) and read_committed."""
     # 500 records per poll (Kafka's default) makes Spark's reader poll thousands of times per
     # batch; 10000 read a backlog ~30 % faster (make bench). At the end of the log, a reader's
     # fetch waits up to fetch.max.wait.ms (500) for new records, and the next read on that pooled
     # consumer waits behind it: 20 ms cut a small batch by ~80 ms, 2 ms by another ~20-35 ms (a
     # one-task batch reads the partitions one after another). Spark's readers only ever ask for
     # offsets that exist, so a short wait costs no extra requests. kafka.* settings win.
-    options = {"kafka.max.poll.records": "10000", "kafka.fetch.max.wait.ms": "2",
-               **{f"kafka.{name}": value for name, value in client.properties().items()},
-               # Records of aborted or still open transactions are never read (docs/design.md).
-               "kafka.isolation.level": "read_committed",
-               **subscription.source_options(), "startingOffsets": starting_offsets,
-               # Lost records stop the query; the restart then decides (ON_DATA_LOSS).
-               "failOnDataLoss": "true"}
+    return {"kafka.max.poll.records": "10000", "kafka.fetch.max.wait.ms": "2",
+            **{f"kafka.{name}": value for name, value in client.properties().items()},
+            # Records of aborted or still open transactions are never read (docs/design.md).
+            "kafka.isolation.level": "read_committed",
+            # Records gone (retention) while they are read fail the read instead of going missing.
+            "failOnDataLoss": "true"}
+
+
+def source_options(client: KafkaClient, subscription: Subscription, starting_offsets: str,
+                   max_offsets_per_trigger: int = 0) -> dict[str, str]:
+    """Options of Spark's Kafka source: reader_options, the subscription, where to start (lost
+    records stop the query; the restart then decides, ON_DATA_LOSS); MAX_OFFSETS_PER_TRIGGER when not 0."""
+    options = {**reader_options(client), **subscription.source_options(), "startingOffsets": starting_offsets}
     if max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(max_offsets_per_trigger)
     return options

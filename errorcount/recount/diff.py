@@ -10,6 +10,14 @@ Counts = Mapping[int, tuple[int, int]]  # epoch minute: (log_count, line_count)
 
 
 @dataclass(frozen=True)
+class Figures:
+    """What a recount counted: (ERROR lines, lines) per minute, and per (minute, series) with GROUP_BY."""
+
+    minutes: dict[int, tuple[int, int]]
+    series: dict[tuple[int, str], tuple[int, int]]
+
+
+@dataclass(frozen=True)
 class Change:
     minute: int
     before: tuple[int, int]

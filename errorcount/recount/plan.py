@@ -15,11 +15,13 @@ it still holds (Kafka deletes a partition's oldest segments first; with CreateTi
 when that first record is itself at or after the read start, deleted records may belong to the
 range, which can then not be recounted exactly: refused, with the range that can (Refusal.offer)."""
 
+import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from errorcount.config.rules import Rules
-from errorcount.errors import EXIT_CONFIG, EXIT_DATA_LOSS
-from errorcount.offsets import TopicPartition, minute_key
+from errorcount.errors import EXIT_CONFIG, EXIT_DATA_LOSS, ConfigError
+from errorcount.offsets import TopicPartition, epoch_minute, minute_key
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,9 @@ class Range:
     end: int
 
     def read_from_ms(self, skew_s: int) -> int:
-        """The Kafka time (epoch ms) a record of the range can be no older than."""
-        return (self.first * 60 - skew_s) * 1000
+        """The Kafka time (epoch ms) a record of the range can be no older than (never before 1970:
+        Kafka reads a negative time as "latest" or "earliest")."""
+        return max((self.first * 60 - skew_s) * 1000, 0)
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,8 @@ class PartitionFacts:
     log_start: int         # Kafka's earliest offset it still holds
     at_time: int | None    # Kafka's earliest offset with a timestamp at or after the read start (None: none has)
     log_start_ms: int | None = None  # the Kafka timestamp of the record at log_start (None: none is held)
-    recreated_ms: int | None = None  # when the job found the topic recreated (its skip row): the records it
-                                     # counted of the earlier topic are gone, all appended before then
+    recreated_ms: int | None = None  # the records the job counted of the partition's earlier topic (recreated, or
+                                     # deleted) are gone, all appended before this time
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,8 @@ def lost(span: Range, facts: PartitionFacts, skew_s: int) -> tuple[str, int | No
     """Why records the job counted of this partition, which may belong to the range, are gone, and
     the first minute a range would have to start at to be exact (None: unknown); None if none are."""
     if facts.recreated_ms is not None and span.first < minute_past(facts.recreated_ms, skew_s):
-        return (f"the topic was recreated ({minute_text(facts.recreated_ms // 60_000)} UTC); what the job counted of "
-                "the earlier one is gone"), minute_past(facts.recreated_ms, skew_s)
+        return (f"the topic was recreated or deleted (by {minute_text(facts.recreated_ms // 60_000)} UTC); what the "
+                "job counted of it before is gone"), minute_past(facts.recreated_ms, skew_s)
     if lost_start(facts):
         return (f"Kafka holds offsets from {facts.log_start}, the job counted from {facts.counted_from} "
                 "(retention)"), exact_from(facts, skew_s)
@@ -154,6 +157,20 @@ def series_refusal(span: Range, grouped: bool, series_days: int, now_minute: int
                                 f"{series_days}: their per-series rows are pruned, so a recount would write series that "
                                 f"the next retention pass deletes, leaving totals without series. Recount from "
                                 f"{minute_text(kept_from)} on. Nothing was changed.", kept_from)
+
+
+def parse_minute(text: str, what: str) -> int:
+    """'YYYY-MM-DD HH:MM' (or with T, or :00 seconds), a minute as the counts table keys it (UTC,
+    as its log_time), -> epoch minute; ConfigError naming `what` (FROM, TO) otherwise."""
+    shape = re.fullmatch(r"\s*(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:00)?\s*", text)
+    try:
+        if not shape:
+            raise ValueError(text)
+        moment = datetime.strptime(f"{shape[1]} {shape[2]}", "%Y-%m-%d %H:%M")
+    except ValueError:
+        raise ConfigError(f"{what}={text!r} is not a minute: write it as YYYY-MM-DD HH:MM, in UTC as the counts table "
+                          "keys minutes (e.g. '2026-11-19 00:00')") from None
+    return epoch_minute(moment)
 
 
 def minute_text(minute: int) -> str:

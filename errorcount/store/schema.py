@@ -9,7 +9,8 @@ from errorcount.errors import ConfigError
 COUNTS_TABLE = "error_log"  # the default; COUNTS_TABLE names another table of its shape
 REQUIRED_COLUMNS = {
     "error_log": {"log_time", "log_count", "line_count"},
-    "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "topic_id", "seen_end", "updated_at"},
+    "kafka_offsets": {"job", "topic", "kafka_partition", "next_offset", "topic_id", "seen_end", "counted_from",
+                      "updated_at"},
     "job_leases": {"job", "epoch", "owner", "acquired_at", "metrics_endpoint", "first_planned_at", "rules_digest",
                    "rules"},
     "ingest_batches": {"job", "topic", "epoch", "records", "error_lines", "rejected", "new_series", "overflow_lines",
@@ -22,6 +23,9 @@ REQUIRED_COLUMNS = {
     "error_series_labels": {"series_id", "dimension", "value"},
     "error_series_counts": {"job", "log_time", "series_id", "log_count", "line_count"},
     "counted_through": {"job", "topic", "through_at", "complete_before", "updated_at"},
+    "recounts": {"job", "first_minute", "end_minute", "offsets_from", "offsets_to", "errors_before", "lines_before",
+                 "errors_after", "lines_after", "minutes_changed", "series_rows", "rules_digest", "epoch",
+                 "recounted_by", "recounted_at"},
 }
 REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"}}  # RETENTION_DAYS deletes by it
 # Types that a too narrow column would turn into failing batches (a minute past 2^31 - 1 ERRORs).

@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 SELECT_SERIES = "SELECT series_key, series_id, overflow FROM error_series WHERE job = %s"
 INSERT_SERIES = "INSERT INTO error_series (job, dimensions, series_key, overflow) VALUES (%s, %s, %s, %s)"
 SELECT_NEW = "SELECT series_key, series_id FROM error_series WHERE job = %s AND series_id > %s"
+SELECT_SINCE = "SELECT series_key, series_id, overflow FROM error_series WHERE job = %s AND series_id > %s"
 INSERT_LABELS = "INSERT INTO error_series_labels (series_id, dimension, value) VALUES (%s, %s, %s)"
 UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_id, log_count, line_count) "
                         "VALUES (%s, %s, %s, %s, %s) AS new ON DUPLICATE KEY UPDATE "
@@ -79,13 +80,26 @@ class SeriesStore:
         ids = {bytes(key): int(series_id) for key, series_id, _overflow in rows}
         return Registry(ids, sum(not overflow for _key, _id, overflow in rows))
 
+    def current(self, cursor) -> Registry:
+        """The registry as the transaction sees it: the one kept between batches, with any series
+        another writer registered since (a recount swapping in a range, errorcount/store/recount.py,
+        under the same lease lock), or read whole."""
+        if self.registry is None:
+            return self.load(cursor)
+        cursor.execute(SELECT_SINCE, (self.job, max(self.registry.ids.values(), default=0)))
+        rows = cursor.fetchall()
+        if not rows:
+            return self.registry
+        return Registry({**self.registry.ids, **{bytes(key): int(series_id) for key, series_id, _overflow in rows}},
+                        self.registry.registered + sum(not overflow for _key, _id, overflow in rows))
+
     def write(self, cursor, series_counts: Mapping[tuple[int, str], int],
               series_lines: Mapping[tuple[int, str], int] | None = None) -> Written:
         """In the batch's transaction: admits new series (most ERROR lines first, then most lines),
         registers them with their labels, and adds the batch's counts (ERROR lines, and lines with
         COUNT_LINES) to error_series_counts, in (minute, series_id) order. The overflow series
         counts both of every series not admitted."""
-        registry = self.registry or self.load(cursor)
+        registry = self.current(cursor)
         lines = series_lines or {}
         totals: dict[str, tuple[int, int]] = {}
         for (minute, series), count in series_counts.items():

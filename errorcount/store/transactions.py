@@ -42,14 +42,23 @@ UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES
                  "line_count = `{table}`.line_count + new.line_count")
 # An offset is stored with the ID of the topic it belongs to (a recreated topic has another) and the
 # highest end offset the job has seen the partition at: a batch raises it, a start sets it.
-UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end) "
-                  "VALUES (%s, %s, %s, %s, %s, %s) AS new "
+# counted_from (where the job began counting the partition, what a recount reads from at the
+# earliest) is set when a row is first written: a partition found while the query runs is read
+# from its first offset (0). A start keeps it while the topic is the same one (a truncated
+# partition read again from lower offsets lowers it; a row stored before it existed keeps NULL)
+# and sets it anew for a recreated topic. Its assignment comes first: MySQL assigns left to
+# right, and the later ones change topic_id.
+UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
+                  "VALUES (%s, %s, %s, %s, %s, %s, 0) AS new "
                   "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
                   "seen_end = GREATEST(COALESCE(kafka_offsets.seen_end, 0), new.seen_end), updated_at = CURRENT_TIMESTAMP(3)")
-SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end) "
-                  "VALUES (%s, %s, %s, %s, %s, %s) AS new "
-                  "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
-                  "seen_end = new.seen_end, updated_at = CURRENT_TIMESTAMP(3)")
+SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
+                  "VALUES (%s, %s, %s, %s, %s, %s, %s) AS new ON DUPLICATE KEY UPDATE "
+                  "counted_from = IF(kafka_offsets.topic_id IS NULL OR kafka_offsets.topic_id = new.topic_id "
+                  f"OR kafka_offsets.topic_id = CONCAT('{GIVEN_UP}', new.topic_id), "
+                  "LEAST(kafka_offsets.counted_from, new.counted_from), new.counted_from), "
+                  "next_offset = new.next_offset, topic_id = new.topic_id, seen_end = new.seen_end, "
+                  "updated_at = CURRENT_TIMESTAMP(3)")
 GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
            "WHERE job = %s AND topic = %s AND kafka_partition = %s")
 # STARTING_OFFSETS applies at the job's first start only: the first that stored a start.
@@ -339,7 +348,7 @@ class Store:
                     cursor.execute(INSERT_SKIPPED, (job, event.topic, event.partition, event.stored, event.resume,
                                                     event.kind, event.why[:REASON_CHARS], self.epoch))
                 cursor.executemany(GIVE_UP, [(GIVEN_UP, job, *tp) for tp in sorted(plan.give_up)])
-                cursor.executemany(SETTLE_OFFSETS, [(job, *tp, o, plan.topic_ids[tp.topic], plan.seen.get(tp, o))
+                cursor.executemany(SETTLE_OFFSETS, [(job, *tp, o, plan.topic_ids[tp.topic], plan.seen.get(tp, o), o)
                                                     for tp, o in sorted(plan.offsets.items())])
                 cursor.execute(MARK_STARTED, (job,))
         except AlreadyApplied:

@@ -1,0 +1,103 @@
+"""The recount's Spark side: the job's partitions read as one batch between given offsets, and
+counted by the micro-batch's own code path (classify_lines_df, batch_summary_df, summarize): the
+same classifier, the same aggregate, no second implementation. Only small aggregates reach the
+driver: a chunk of minutes at a time."""
+
+import json
+from collections.abc import Mapping
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from errorcount.kafka.client import KafkaClient
+from errorcount.offsets import TopicPartition
+from errorcount.pipeline.aggregate import batch_summary_df
+from errorcount.pipeline.classify import Contract, classify_lines_df
+from errorcount.pipeline.source import reader_options
+from errorcount.pipeline.summary import summarize
+from errorcount.recount.diff import Figures
+from errorcount.recount.plan import Range
+
+Spans = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets to read: [start, end)
+
+
+def batch_options(client: KafkaClient, spans: Spans) -> dict[str, str]:
+    """Spark's Kafka source, as a batch over exactly `spans` (empty ones left out)."""
+    wanted = {tp: span for tp, span in sorted(spans.items()) if span[1] > span[0]}
+    assign: dict[str, list[int]] = {}
+    starts: dict[str, dict[str, int]] = {}
+    ends: dict[str, dict[str, int]] = {}
+    for tp, (start, end) in wanted.items():
+        assign.setdefault(tp.topic, []).append(tp.partition)
+        starts.setdefault(tp.topic, {})[str(tp.partition)] = start
+        ends.setdefault(tp.topic, {})[str(tp.partition)] = end
+    return {**reader_options(client), "assign": json.dumps(assign), "startingOffsets": json.dumps(starts),
+            "endingOffsets": json.dumps(ends)}
+
+
+class Counter:
+    """Counts records of the job's partitions under `contract` (the job's rules, every line with
+    COUNT_LINES), per minute and series."""
+
+    def __init__(self, spark: SparkSession, client: KafkaClient, contract: Contract):
+        self.spark, self.client, self.contract = spark, client, contract
+
+    def aggregate(self, spans: Spans) -> DataFrame | None:
+        """In: the offsets to read. Out: batch_summary_df's groups of counted lines (minute not
+        null), persisted: each chunk then reads its minutes of them. None when nothing is to read."""
+        if not any(end > start for start, end in spans.values()):
+            return None
+        records = self.spark.read.format("kafka").options(**batch_options(self.client, spans)).load()
+        grouped = (records.select("topic", "partition", "offset", "value")
+                   .transform(lambda df: classify_lines_df(df, self.contract))
+                   .transform(lambda df: batch_summary_df(df, 0, dict(spans), self.contract.every_line))
+                   .where(F.col("minute").isNotNull()))
+        return grouped.persist(StorageLevel.MEMORY_AND_DISK)
+
+    def figures(self, grouped: DataFrame | None, chunk: Range) -> Figures:
+        """The counts of `grouped`'s minutes in `chunk`."""
+        if grouped is None:
+            return Figures({}, {})
+        rows = grouped.where((F.col("minute") >= chunk.first) & (F.col("minute") < chunk.end)).collect()
+        return as_figures(rows, self.contract.every_line)
+
+    def count(self, spans: Spans) -> Figures:
+        """Every minute's counts of the records in `spans` (a small read: the records the live job
+        committed while the recount read)."""
+        grouped = self.aggregate(spans)
+        if grouped is None:
+            return Figures({}, {})
+        try:
+            return as_figures(grouped.collect(), self.contract.every_line)
+        finally:
+            grouped.unpersist()
+
+
+def as_figures(rows, every_line: bool) -> Figures:
+    """batch_summary_df rows folded by summarize: (ERROR lines, lines) per minute and series (lines
+    0 without COUNT_LINES, as the job writes them)."""
+    summary = summarize(rows, 0, every_line)
+    minutes = {m: (n, summary.minute_lines.get(m, 0)) for m, n in summary.minute_counts.items()}
+    series = {key: (n, summary.series_lines.get(key, 0)) for key, n in summary.series_counts.items()}
+    return Figures(minutes, series)
+
+
+def added(*parts: Figures) -> Figures:
+    """The sum of figures of disjoint offset ranges."""
+    minutes: dict[int, tuple[int, int]] = {}
+    series: dict[tuple[int, str], tuple[int, int]] = {}
+    for part in parts:
+        for m, (e, n) in part.minutes.items():
+            old = minutes.get(m, (0, 0))
+            minutes[m] = (old[0] + e, old[1] + n)
+        for key, (e, n) in part.series.items():
+            old = series.get(key, (0, 0))
+            series[key] = (old[0] + e, old[1] + n)
+    return Figures(minutes, series)
+
+
+def within(figures: Figures, chunk: Range) -> Figures:
+    """The figures of `chunk`'s minutes."""
+    return Figures({m: v for m, v in figures.minutes.items() if chunk.first <= m < chunk.end},
+                   {k: v for k, v in figures.series.items() if chunk.first <= k[0] < chunk.end})

@@ -1,0 +1,205 @@
+"""The recount's MySQL side (docs/operations.md, "Recounting a time range"): what the job's rows
+say for the plan (its offsets and where it began counting each partition, its rules, the tables'
+other jobs), and the swap, one transaction per chunk of minutes under the job's lease lock.
+
+The swap is where exactness is decided (docs/design.md, "Why a recount cannot lose or double a
+record"): with the lease row locked, the live job cannot commit; the stored offsets read under
+that lock are exactly what the counts hold; the records between what the recount read and those
+offsets are read too (`read_tail`, before anything is written), so the chunk's new rows count
+every record the job has counted whose minute is in the chunk, under the same rules, once."""
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from errorcount.config.rules import Rules
+from errorcount.errors import ConfigError
+from errorcount.faults import NO_FAULTS, Hooks
+from errorcount.offsets import Position, TopicPartition, epoch_minute, minute_key
+from errorcount.recount.diff import Figures
+from errorcount.recount.plan import Range, minute_text
+from errorcount.store.mysql import ServerCursor
+from errorcount.store.rows import GIVEN_UP
+from errorcount.store.series import SeriesStore
+from errorcount.store.transactions import transaction, with_table
+
+SELECT_ROWS = ("SELECT topic, kafka_partition, next_offset, topic_id, counted_from, UNIX_TIMESTAMP(updated_at) "
+               "FROM kafka_offsets WHERE job = %s ORDER BY topic, kafka_partition")
+# Where the job began counting a row stored before counted_from existed: the first ledger row of
+# its topic (retention merges rows but keeps the first one's offsets_before).
+SELECT_FIRST_LEDGER = ("SELECT b.topic, b.offsets_before FROM ingest_batches b JOIN (SELECT topic, MIN(id) AS id "
+                       "FROM ingest_batches WHERE job = %s GROUP BY topic) f ON b.id = f.id")
+SELECT_RECREATED = ("SELECT topic, kafka_partition, UNIX_TIMESTAMP(MAX(skipped_at)) FROM skipped_offsets "
+                    "WHERE job = %s AND kind = 'recreated' GROUP BY topic, kafka_partition")
+SELECT_RULES = "SELECT epoch, rules FROM job_leases WHERE job = %s"
+SELECT_SHARERS = "SELECT job FROM counts_tables WHERE counts_table = %s AND job <> %s ORDER BY job"
+SELECT_RANGE = "SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time >= %s AND log_time < %s"
+# The job's account never deletes counts (sql/grants.sql): a minute is replaced by zeroing the
+# range's rows and setting each recounted minute; a minute the recount finds nothing in keeps a
+# row of zeros, which reads as no row does.
+ZERO_RANGE = "UPDATE `{table}` SET log_count = 0, line_count = 0 WHERE log_time >= %s AND log_time < %s"
+SET_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES (%s, %s, %s) AS new "
+              "ON DUPLICATE KEY UPDATE log_count = new.log_count, line_count = new.line_count")
+DELETE_SERIES = "DELETE FROM error_series_counts WHERE job = %s AND log_time >= %s AND log_time < %s"
+INSERT_RECOUNT = ("INSERT INTO recounts (job, first_minute, end_minute, offsets_from, offsets_to, errors_before, "
+                  "lines_before, errors_after, lines_after, minutes_changed, series_rows, rules_digest, epoch, "
+                  "recounted_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+SELECT_SWAPPED = "SELECT COUNT(*) FROM recounts WHERE job = %s AND recounted_by = %s AND first_minute = %s"
+GET_LOCK, RELEASE_LOCK = "SELECT GET_LOCK(%s, 0), IS_USED_LOCK(%s)", "DO RELEASE_LOCK(%s)"
+
+
+@dataclass(frozen=True)
+class JobRow:
+    """One kafka_offsets row as the recount plans from it."""
+
+    next_offset: int
+    counted_from: int       # where the job began counting (the ledger's first offsets for an older row)
+    topic_id: str | None    # the topic's ID the row belongs to (None: unknown)
+    gone: bool              # given up: the topic was deleted (its records too)
+    updated_ms: int         # when the row was last written: every record it counted was appended before
+
+
+@dataclass(frozen=True)
+class Swapped:
+    before: dict[int, tuple[int, int]]  # the chunk's minutes as they were
+    after: dict[int, tuple[int, int]]   # and as the swap wrote them
+    stored: Position                    # the job's offsets the chunk is exact to
+    epoch: int
+
+
+def lock_name(job: str) -> str:
+    """The MySQL user lock one recount of `job` holds (GET_LOCK names are at most 64 characters)."""
+    return "errorcount-recount-" + hashlib.sha256(job.encode()).hexdigest()[:40]
+
+
+class RecountStore:
+    """The recount's transactions for one job and counts table, on one connection; `series` (with
+    GROUP_BY) admits and writes the per-series rows as the job's batches do."""
+
+    def __init__(self, conn, job: str, counts_table: str, rules: Rules, recounted_by: str,
+                 series: SeriesStore | None = None, hooks: Hooks = NO_FAULTS):
+        self.conn, self.job, self.counts_table, self.rules = conn, job, counts_table, rules
+        self.recounted_by, self.series, self.hooks = recounted_by, series, hooks
+
+    def hold_lock(self) -> None:
+        """One recount per job at a time: ConfigError naming the connection that holds the lock."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(GET_LOCK, (lock_name(self.job), lock_name(self.job)))
+            got, holder = cursor.fetchone()
+        if got != 1:
+            raise ConfigError(f"another recount of job {self.job!r} is running (MySQL connection {holder} holds its lock): "
+                              "recounts of one job run one at a time. Wait for it to finish, then run this one "
+                              "again. Nothing was changed.")
+
+    def release_lock(self) -> None:
+        with transaction(self.conn) as cursor:
+            cursor.execute(RELEASE_LOCK, (lock_name(self.job),))
+
+    def job_rows(self) -> dict[TopicPartition, JobRow]:
+        """Every offset row of the job, of every topic it ever read, with where it began counting."""
+        with transaction(self.conn) as cursor:
+            return self.read_rows(cursor)
+
+    def read_rows(self, cursor: ServerCursor, lock: bool = False) -> dict[TopicPartition, JobRow]:
+        cursor.execute(SELECT_ROWS + (" FOR UPDATE" if lock else ""), (self.job,))
+        rows = cursor.fetchall()
+        first: dict[str, dict[str, int]] = {}
+        if any(counted_from is None for *_head, counted_from, _at in rows):
+            cursor.execute(SELECT_FIRST_LEDGER, (self.job,))
+            first = {str(topic): json.loads(before) for topic, before in cursor.fetchall()}
+        found = {}
+        for topic, partition, next_offset, topic_id, counted_from, updated in rows:
+            if counted_from is None:  # no ledger row: nothing counted yet
+                ledger = first.get(topic)
+                counted_from = next_offset if ledger is None else ledger.get(str(partition), 0)
+            given_up = str(topic_id or "").startswith(GIVEN_UP)
+            found[TopicPartition(str(topic), int(partition))] = JobRow(
+                int(next_offset), int(counted_from), str(topic_id)[len(GIVEN_UP):] if given_up else topic_id,
+                given_up, int(float(updated) * 1000))
+        return found
+
+    def recreated_ms(self) -> dict[TopicPartition, int]:
+        """When the job found each partition's topic recreated (its newest skip row of that kind)."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_RECREATED, (self.job,))
+            return {TopicPartition(str(t), int(p)): int(float(at) * 1000) for t, p, at in cursor.fetchall()}
+
+    def live_rules(self) -> Rules | None:
+        """The rules the job's newest start stored (None: none stored)."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_RULES, (self.job,))
+            row = cursor.fetchone()
+        return None if row is None or row[1] is None else Rules.from_text(row[1])
+
+    def sharers(self) -> list[str]:
+        """The other jobs the counts table is claimed by (SHARE_COUNTS_TABLE)."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_SHARERS, (self.counts_table, self.job))
+            return [str(job) for (job,) in cursor.fetchall()]
+
+    def figures(self, span: Range) -> dict[int, tuple[int, int]]:
+        """The range's minutes as the counts table holds them now."""
+        with transaction(self.conn) as cursor:
+            return self.read_range(cursor, span)
+
+    def read_range(self, cursor: ServerCursor, span: Range, lock: bool = False) -> dict[int, tuple[int, int]]:
+        cursor.execute(with_table(SELECT_RANGE, self.counts_table) + (" FOR UPDATE" if lock else ""),
+                       (minute_key(span.first), minute_key(span.end)))
+        return {epoch_minute(log_time): (int(errors), int(lines)) for log_time, errors, lines in cursor.fetchall()}
+
+    def swapped_before(self, chunk: Range) -> bool:
+        """Whether this recount's swap of `chunk` is committed (a COMMIT whose reply was lost)."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_SWAPPED, (self.job, self.recounted_by, minute_key(chunk.first)))
+            return bool(cursor.fetchone()[0])
+
+    def swap(self, chunk: Range, read_from: Position, count_to: Callable[[dict[TopicPartition, JobRow]], Figures]) -> Swapped:
+        """One transaction: the lease row locked (the live job's next commit waits for it), the rules
+        checked, the job's offset rows read under the lock; count_to(rows) then gives the chunk's
+        figures up to those offsets (reading what the job committed since the recount's read), the
+        chunk's minutes are replaced by them and the ledger row written."""
+        with transaction(self.conn, self.hooks) as cursor:
+            cursor.execute(SELECT_RULES + " FOR UPDATE", (self.job,))
+            epoch, rules = cursor.fetchone() or (0, None)
+            if rules is None or Rules.from_text(rules) != self.rules:
+                raise ConfigError(f"job {self.job!r} was restarted with other counting rules during the recount: "
+                                  f"the chunk from {minute_text(chunk.first)} was not swapped (earlier chunks were, each "
+                                  "exact under the rules of its swap). Recount the range again under the job's rules.")
+            rows = self.read_rows(cursor, lock=True)
+            figures = count_to(rows)
+            before = self.read_range(cursor, chunk, lock=True)
+            self.replace(cursor, chunk, figures)
+            stored = {tp: row.next_offset for tp, row in rows.items() if not row.gone}
+            self.write_ledger(cursor, chunk, read_from, stored, before, figures, int(epoch))
+        return Swapped(before, figures.minutes, stored, int(epoch))
+
+    def replace(self, cursor: ServerCursor, chunk: Range, figures: Figures) -> None:
+        span = (minute_key(chunk.first), minute_key(chunk.end))
+        cursor.execute(with_table(ZERO_RANGE, self.counts_table), span)
+        if figures.minutes:
+            cursor.executemany(with_table(SET_COUNTS, self.counts_table),
+                               [(minute_key(m), e, n) for m, (e, n) in sorted(figures.minutes.items())])
+        cursor.execute(DELETE_SERIES, (self.job, *span))
+        if self.series is not None and figures.series:
+            self.series.forget()  # read the registry as this transaction sees it
+            self.series.write(cursor, {k: e for k, (e, _n) in figures.series.items()},
+                              {k: n for k, (_e, n) in figures.series.items()})
+
+    def write_ledger(self, cursor: ServerCursor, chunk: Range, read_from: Position, stored: Position,
+                     before: Mapping[int, tuple[int, int]], figures: Figures, epoch: int) -> None:
+        after = figures.minutes
+        changed = sum(1 for m in set(before) | set(after) if before.get(m, (0, 0)) != after.get(m, (0, 0)))
+        cursor.execute(INSERT_RECOUNT, (
+            self.job, minute_key(chunk.first), minute_key(chunk.end), offsets_json(read_from), offsets_json(stored),
+            sum(e for e, _n in before.values()), sum(n for _e, n in before.values()),
+            sum(e for e, _n in after.values()), sum(n for _e, n in after.values()), changed, len(figures.series),
+            self.rules.digest, epoch, self.recounted_by))
+
+
+def offsets_json(position: Position) -> str:
+    """{"topic": {"partition": offset}}, sorted."""
+    nested: dict[str, dict[str, int]] = {}
+    for tp, offset in sorted(position.items()):
+        nested.setdefault(tp.topic, {})[str(tp.partition)] = offset
+    return json.dumps(nested)
