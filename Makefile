@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup venv java jars up down status topic run produce counts report test test-unit test-integration \
+.PHONY: help setup venv java jars up down status topic run recount produce counts report test test-unit test-integration \
         test-faults test-mysql chaos bench lint typecheck config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
         yarn-up yarn-down yarn-test fresh-check
 
@@ -62,6 +62,9 @@ topic: venv ## Create the configured topic if missing (KAFKA_TOPIC, TOPIC_PARTIT
 
 run: setup venv java ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
 	@scripts/run.sh job
+
+recount: setup venv java ## Recount FROM='YYYY-MM-DD HH:MM' to TO (UTC) under the job's current settings while it runs (DRY_RUN=1: show the changes, write nothing)
+	@FROM="$(FROM)" TO="$(TO)" DRY_RUN="$(DRY_RUN)" scripts/run.sh recount
 
 produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|access|json) and print what they count
 	@scripts/run.sh produce

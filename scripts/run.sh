@@ -5,6 +5,9 @@
 #                           FLAGS are the job's (--config FILE); --driver SCRIPT runs another driver
 #                           script than errorcount/main.py (the bench's variants); --no-topic does not
 #                           create KAFKA_TOPIC's topics first (tests whose point is a missing topic)
+#   run.sh recount [FLAGS...]
+#                           spark-submit a recount of FROM..TO (errorcount/recount/main.py) under the
+#                           job's settings, in the foreground; DRY_RUN=1 writes nothing
 #   run.sh topic            create KAFKA_TOPIC with TOPIC_PARTITIONS partitions if missing
 #   run.sh produce          write LINES sample records of FORMAT (app, access, json) to KAFKA_TOPIC
 # Settings come from conf/errorcount.conf (CONFIG=... to change), then the environment.
@@ -98,7 +101,8 @@ run_job() {
 
 case "${1:-}" in
   job) shift; run_job "$@" ;;
+  recount) shift; run_job --driver "$ROOT/errorcount/recount/main.py" --no-topic "$@" ;;
   topic) ensure_local_stack; create_topic ;;
   produce) ensure_local_stack; create_topic >&2; "$PY" -m errorcount.tools.produce --topic "$KAFKA_TOPIC" --lines "${LINES:-10000}" --format "${FORMAT:-app}" ;;
-  *) die "usage: run.sh job|topic|produce" ;;
+  *) die "usage: run.sh job|recount|topic|produce" ;;
 esac

@@ -1,103 +1,80 @@
 """The recount against the real Kafka and SQL server, with a real job running: the rules change
 (ERROR_LEVELS gains FATAL, GROUP_BY and COUNT_LINES come on), the job restarts under them, and a
 past range is recounted while the job keeps committing new records of that very range. Every
-expectation is a plain-Python count of the lines the test wrote."""
+expectation is a plain-Python count of the lines the test wrote (tests/harness/recount.py)."""
 
 import time
-from collections import Counter
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import pytest
 
-from errorcount.config.load import load_config
-from errorcount.errors import EXIT_CONFIG
+from errorcount.errors import EXIT_CONFIG, EXIT_DATA_LOSS, JobStop
 from errorcount.recount.plan import Range
 from errorcount.recount.run import Recount, Refused
-from errorcount.tools import produce
+from errorcount.store.recount import RecountStore
+from errorcount.tools import kafka_admin
+from tests.harness.drivers import Driver
+from tests.harness.recount import NEW, OLD, Lines, counted_then_rules_changed, in_range, recent_range, recount_config
 from tests.support import (
-    app_password,
     catch_up,
-    driver_env,
     error_log,
+    job_connection,
+    launch,
     query,
+    release_counts_table,
     series_counts,
     series_totals,
-    stored_offsets,
     unique,
-    wait_until,
 )
 
 pytestmark = pytest.mark.mysql
 
-LEVELS = ("ERROR", "FATAL", "WARN", "INFO", "fatal", "error", "DEBUG")
-OLD = {"ERROR_LEVELS": "ERROR"}
-NEW = {"ERROR_LEVELS": "ERROR,FATAL", "GROUP_BY": "level", "COUNT_LINES": "true"}
+
+@dataclass
+class Changed:
+    """A job that counted lines under OLD and runs under NEW now, its topic and its lines."""
+
+    admin: object
+    job: str
+    topic: str
+    base: datetime
+    span: Range
+    lines: Lines
+    live: Driver
+
+    def config(self, **settings: str):
+        return recount_config(self.job, self.topic, **{**NEW, **settings})
+
+    def now(self) -> int:
+        return int(time.time()) // 60
 
 
-class Lines:
-    """App lines written to the topic, and what each rule set counts of them, per minute."""
+@pytest.fixture(scope="module")
+def changed(admin):
+    """One job for the module's tests (a driver start costs ~20 s): they run in order, each
+    leaving the job as the next expects it (the last deletes records)."""
+    release_counts_table(admin)
+    topic, job = unique("it"), unique("recount")
+    kafka_admin.create_topic(topic, 2)
+    drivers: list[Driver] = []
 
-    def __init__(self, topic: str, base: datetime):
-        self.topic, self.base = topic, base
-        self.written: list[tuple[str, str | None]] = []  # (minute, level); level None: a reject
-
-    def write(self, count: int, seed: int) -> None:
-        writer = produce.Writer(self.topic)
-        for i in range(count):
-            n = seed * 7919 + i
-            minute = self.base + timedelta(minutes=n % 14 - 2)  # two minutes before the range to two after
-            if n % 23 == 0:
-                writer.send(b"\xff not a line", i)
-                self.written.append((minute.strftime("%Y-%m-%d %H:%M:00"), None))
-                continue
-            level = LEVELS[n % len(LEVELS)]
-            stamp = (minute + timedelta(seconds=n % 60)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            writer.send(f"{stamp} {level} request {n}".encode(), i)
-            self.written.append((minute.strftime("%Y-%m-%d %H:%M:00"), level))
-        writer.flush()
-
-    def errors(self, levels: set[str], part: slice = slice(None)) -> Counter:
-        return Counter(m for m, level in self.written[part] if level and level.upper() in levels)
-
-    def lines(self) -> Counter:
-        return Counter(m for m, level in self.written if level)
-
-    def series(self, levels: set[str], errors: bool) -> Counter:
-        return Counter((m, (level.upper(),)) for m, level in self.written
-                       if level and (not errors or level.upper() in levels))
-
-
-def recount_config(job: str, topic: str, **settings: str):
-    return load_config([], {**driver_env(job, topic), "MYSQL_PASSWORD": app_password(), **settings})
-
-
-def in_range(counts: Counter, span: Range, base: datetime, inside: bool = True) -> Counter:
-    first = base.strftime("%Y-%m-%d %H:%M:00")
-    end = (base + timedelta(minutes=span.end - span.first)).strftime("%Y-%m-%d %H:%M:00")
-    return Counter({k: v for k, v in counts.items() if (first <= (k if isinstance(k, str) else k[0]) < end) == inside})
-
-
-def test_a_recount_swaps_in_the_new_rules_while_the_job_commits_the_range(clean_error_log, make_topic, start_driver, spark):
-    admin = clean_error_log
-    topic, job = make_topic(2), unique("recount")
-    base = datetime.now(UTC).replace(tzinfo=None, second=0, microsecond=0) - timedelta(hours=3)
-    first_minute = (base - datetime(1970, 1, 1)) // timedelta(minutes=1)
-    span = Range(first_minute, first_minute + 10)
-    # Written before the job's first start, which begins at the end (STARTING_OFFSETS=latest): never
-    # counted by the job, so never by a recount either, though Kafka holds them and they are in the range.
-    Lines(topic, base).write(100, seed=0)
-    first = start_driver(job, topic, env={**OLD, "STARTING_OFFSETS": "latest"})
-    wait_until(lambda: stored_offsets(admin, job, topic) or first.check_alive(), 120, "the job's first start")
+    def start(job: str, topic: str, **kwargs) -> Driver:
+        drivers.append(launch(job, topic, **kwargs))
+        return drivers[-1]
+    base, span = recent_range()
     lines = Lines(topic, base)
-    lines.write(400, seed=1)
-    catch_up(admin, job, topic, first)
-    assert first.stop() == 0
-    assert error_log(admin) == lines.errors({"ERROR"})
+    try:
+        yield Changed(admin, job, topic, base, span, lines, counted_then_rules_changed(admin, job, topic, start, lines))
+    finally:
+        for driver in drivers:
+            driver.kill()
+        kafka_admin.delete_topic(topic)
 
-    live = start_driver(job, topic, env=NEW)
-    wait_until(lambda: "FATAL" in (query(admin, "SELECT rules FROM job_leases WHERE job = %s", (job,))[0][0] or ""),
-               120, "the job's restart under the new rules")
-    catch_up(admin, job, topic, live)
+
+def test_a_recount_swaps_in_the_new_rules_while_the_job_commits_the_range(changed, spark):
+    admin, job, topic, base, span, lines, live = (changed.admin, changed.job, changed.topic, changed.base, changed.span,
+                                                  changed.lines, changed.live)
 
     # Under other rules than the job's: refused, nothing changed.
     with pytest.raises(Refused) as refused:
@@ -106,7 +83,7 @@ def test_a_recount_swaps_in_the_new_rules_while_the_job_commits_the_range(clean_
     assert error_log(admin) == lines.errors({"ERROR"})
 
     printed: list[str] = []
-    recount = Recount(recount_config(job, topic, **NEW, RECOUNT_CHUNK_MINUTES="3"), spark, print_out=printed.append)
+    recount = Recount(changed.config(RECOUNT_CHUNK_MINUTES="3"), spark, print_out=printed.append)
     read = recount.counter.aggregate
 
     def read_then_the_job_commits_more(spans):
@@ -143,6 +120,46 @@ def test_a_recount_swaps_in_the_new_rules_while_the_job_commits_the_range(clean_
 
     # A dry run afterwards: the range already holds what the rules count.
     shown: list[str] = []
-    assert Recount(recount_config(job, topic, **NEW), spark, print_out=shown.append).run(span, True, int(time.time()) // 60) == 0
+    assert Recount(changed.config(), spark, print_out=shown.append).run(span, True, changed.now()) == 0
     assert shown[0].splitlines()[-1] == "0 of 10 minutes change"
-    assert live.stop() == 0
+
+
+def refused(changed: "Changed", spark, span: Range | None = None, **settings: str) -> JobStop:
+    """The JobStop a recount of `span` (the module's range) under NEW and `settings` ends with; the
+    counts are checked unchanged."""
+    before = error_log(changed.admin), query(changed.admin, "SELECT COUNT(*) FROM recounts WHERE job = %s", (changed.job,))
+    with pytest.raises(JobStop) as stopped:
+        Recount(changed.config(**settings), spark).run(span or changed.span, False, changed.now())
+    assert (error_log(changed.admin), query(changed.admin, "SELECT COUNT(*) FROM recounts WHERE job = %s",
+                                            (changed.job,))) == before
+    return stopped.value
+
+
+def test_refusals_say_why_and_change_nothing(changed, spark):
+    # Another recount of the job holds its lock: this one is refused at once.
+    conn = job_connection()
+    try:
+        RecountStore(conn, changed.job, "error_log", None, "another").hold_lock()  # type: ignore[arg-type]
+        assert "another recount" in refused(changed, spark).message
+    finally:
+        conn.close()
+    future = Range(changed.now() + 5, changed.now() + 10)
+    assert refused(changed, spark, future).exit_code == EXIT_CONFIG
+    # Per-series rows older than SERIES_RETENTION_DAYS are pruned: a range before that is refused.
+    stale = Range(changed.now() - 3 * 1440, changed.now() - 3 * 1440 + 10)
+    assert "SERIES_RETENTION_DAYS" in refused(changed, spark, stale, SERIES_RETENTION_DAYS="1").message
+    # Another job adds into the counts table.
+    query(changed.admin, "INSERT INTO counts_tables (counts_table, job, shared) VALUES ('error_log', %s, TRUE)",
+          (changed.job + "-other",))
+    try:
+        assert "SHARE_COUNTS_TABLE" in refused(changed, spark).message
+    finally:
+        query(changed.admin, "DELETE FROM counts_tables WHERE job = %s", (changed.job + "-other",))
+
+
+def test_records_gone_from_kafka_refuse_the_range_with_exit_4(changed, spark):
+    ends = kafka_admin.end_offsets(changed.topic)
+    kafka_admin.delete_records(changed.topic, {0: ends[0] // 2})  # as retention would
+    stopped = refused(changed, spark)
+    assert stopped.exit_code == EXIT_DATA_LOSS and f"{changed.topic}-0" in stopped.message
+    assert "retention" in stopped.message and "Nothing was changed" in stopped.message

@@ -1,0 +1,91 @@
+"""A recount interrupted: the recount's driver SIGKILLed inside a chunk's swap (nothing of that
+chunk is swapped, the chunks before it are, each exact) and run again (the same numbers); the SQL
+server killed and the live job killed while a recount runs. Expectations are plain-Python counts
+of the lines written (tests/harness/recount.py)."""
+
+import sys
+import time
+from datetime import datetime, timedelta
+
+import pytest
+
+from errorcount.recount.plan import minute_text
+from errorcount.recount.run import Recount
+from tests.harness.recount import NEW, Lines, counted_then_rules_changed, in_range, recent_range, recount_config
+from tests.support import ROOT, catch_up, error_log, kill_sql_server, launch, query, series_counts, series_totals, service, unique
+
+SIGKILLED = 128 + 9
+pytestmark = pytest.mark.mysql
+NEW_LEVELS = {"ERROR", "FATAL"}
+
+
+def recount_driver(job: str, topic: str, span, command: list[str], **env: str):
+    """A recount under spark-submit, as an operator starts it (`command`, in the checkout)."""
+    return launch(job, topic, env={**NEW, "FROM": minute_text(span.first), "TO": minute_text(span.end), **env},
+                  command=command)
+
+
+def test_a_recount_killed_in_a_swap_leaves_that_chunk_and_a_rerun_is_exact(clean_error_log, make_topic, start_driver):
+    admin = clean_error_log
+    topic, job = make_topic(2), unique("recount")
+    base, span = recent_range()
+    lines = Lines(topic, base)
+    live = counted_then_rules_changed(admin, job, topic, start_driver, lines)
+    assert live.stop() == 0  # the job is stopped while it recounts: nothing waits for the lease lock
+    counted_before = error_log(admin)
+
+    killed = recount_driver(job, topic, span, [str(ROOT / "scripts" / "run.sh"), "recount"],
+                            RECOUNT_CHUNK_MINUTES="4", ERRORCOUNT_FAULT="before_commit@2")
+    assert killed.wait(300) == SIGKILLED, killed.log()[-3000:]
+    # The chunks: [0, 4), [4, 8), [8, 10) minutes into the range; killed before the second's COMMIT.
+    chunk_one = {m for m in in_range(lines.lines(), span, base) if m < minute_key_of(base, 4)}
+    now = error_log(admin)
+    assert {m: now[m] for m in chunk_one} == {m: lines.errors(NEW_LEVELS)[m] for m in chunk_one}
+    assert {m: n for m, n in now.items() if m not in chunk_one} == {m: n for m, n in counted_before.items()
+                                                                    if m not in chunk_one}
+    assert query(admin, "SELECT COUNT(*) FROM recounts WHERE job = %s", (job,))[0][0] == 1
+
+    rerun = recount_driver(job, topic, span, [sys.executable, "-m", "errorcount", "recount"], RECOUNT_CHUNK_MINUTES="4")
+    assert rerun.wait(300) == 0, rerun.log()[-3000:]
+    assert in_range(error_log(admin), span, base) == in_range(lines.errors(NEW_LEVELS), span, base)
+    assert in_range(error_log(admin), span, base, inside=False) == in_range(counted_before, span, base, inside=False)
+    assert +in_range(series_counts(admin, job, "level"), span, base) == in_range(lines.series(NEW_LEVELS, True), span, base)
+    assert in_range(series_totals(admin, job), span, base) == in_range(error_log(admin), span, base)
+    assert "minutes change" in rerun.log()
+
+
+def minute_key_of(base: datetime, minutes: int) -> str:
+    return (base + timedelta(minutes=minutes)).strftime("%Y-%m-%d %H:%M:00")
+
+
+def test_a_recount_rides_out_the_sql_server_and_the_live_job_dying(clean_error_log, make_topic, start_driver, spark):
+    admin = clean_error_log
+    topic, job = make_topic(2), unique("recount")
+    base, span = recent_range()
+    lines = Lines(topic, base)
+    live = counted_then_rules_changed(admin, job, topic, start_driver, lines)
+    recount = Recount(recount_config(job, topic, **NEW, RECOUNT_CHUNK_MINUTES="5"), spark, print_out=lambda text: None)
+    read = recount.counter.aggregate
+
+    def read_then_the_world_breaks(spans):
+        """After the recount's read: the live job commits more of the range and is killed; the SQL
+        server is killed under the recount's connection and started again."""
+        grouped = read(spans)
+        if not lines.written[400:]:
+            grouped.count()
+            lines.write(200, seed=2)
+            catch_up(admin, job, topic, live)
+            live.kill()
+            kill_sql_server()
+            service("db.sh", "start")
+        return grouped
+    recount.counter.aggregate = read_then_the_world_breaks
+    assert recount.run(span, False, int(time.time()) // 60) == 0
+    assert in_range(error_log(admin), span, base) == in_range(lines.errors(NEW_LEVELS), span, base)
+
+    # The job starts again and counts what it had not; the range stays exact.
+    lines.write(100, seed=3)
+    again = start_driver(job, topic, env=NEW)
+    catch_up(admin, job, topic, again)
+    assert in_range(error_log(admin), span, base) == in_range(lines.errors(NEW_LEVELS), span, base)
+    assert in_range(series_totals(admin, job), span, base) == in_range(error_log(admin), span, base)
