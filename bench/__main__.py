@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pyspark
 
-from bench import corpus, dimensions, lines, phases, report, steady, topics
+from bench import corpus, dimensions, lines, phases, recount, report, steady, topics
 from errorcount.config.load import interval_seconds, load_config
 from errorcount.tools.localenv import local_stack
 from tests.harness import admin_db
 from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "asbcdgxltkefwp"
+PHASES = "asbcdgxltkrefwp"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -102,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
              ("t", "t_topics", "(b) over several topics against one",
               lambda: topics.topics_phase(args, data, ROOT / ".local" / "bench", run_dir, log)),
              ("k", "k_commit_cost", "the batch transaction at 10 to 10 000 series", lambda: dimensions.commit_cost(log)),
+             ("r", "r_recount", "the recount against (b)", lambda: recount.recount_phase(data, run_dir)),
+             ("r", "r_swap_cost", "the recount's swap of a week", lambda: recount.swap_cost(log)),
              ("e", "e_steady", "(e) steady state", lambda: steady_phase(args, run_dir)),
              ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
              ("w", "w_watch_cost", "the watch's cost (soaks with it off and on)",

@@ -18,7 +18,7 @@ from tests.harness import drivers as harness
 ROOT = procs.ROOT
 DATABASE = "errorcount_bench"
 TABLES = ("error_log", "kafka_offsets", "job_leases", "ingest_batches", "rejected_lines", "skipped_offsets", "counts_tables",
-          "error_series", "error_series_labels", "error_series_counts")
+          "error_series", "error_series_labels", "error_series_counts", "recounts", "counted_through")
 
 
 class BenchError(Exception):

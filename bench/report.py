@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from bench import dimensions, topics
+from bench import dimensions, recount, topics
 from bench import lines as bench_lines
 
 
@@ -167,10 +167,11 @@ def markdown(results: dict) -> str:
     lines += dimensions.markdown_lines(results)
     lines += bench_lines.markdown_lines(results)
     lines += topics.markdown_lines(results)
+    lines += recount.markdown_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
               for goal, measured, met in goals(results) + dimensions.goals(results) + bench_lines.goals(results)
-              + topics.goals(results)]
+              + topics.goals(results) + recount.goals(results)]
     return "\n".join(lines) + "\n"
 
 

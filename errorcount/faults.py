@@ -12,6 +12,9 @@ ERRORCOUNT_FAULT=POINT or POINT@N fires at the N-th time (default 1st) the drive
   commit_lost_unapplied  the connection is lost before COMMIT reaches the server (outcome unknown)
   query_fails            the batch raises an error (not a JobStop) before its transaction: the
                          query fails and the driver starts it again from MySQL's offsets
+A recount's driver (errorcount/recount/) reaches before_commit, the commit_lost_* points (each
+chunk's swap), after_commit (after each chunk is swapped) and during_spark_job (once the range's
+read is planned, before any chunk is swapped).
 """
 
 import contextlib

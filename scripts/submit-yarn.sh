@@ -2,6 +2,9 @@
 # Submits the packaged job (make package) to YARN in cluster mode: the driver runs in the
 # ApplicationMaster and YARN restarts it (a new attempt) when its container dies.
 #   submit-yarn.sh [JOB FLAGS...]        e.g. submit-yarn.sh --kafka-topic app-logs
+#   submit-yarn.sh recount [JOB FLAGS...]  a recount of FROM..TO (environment; DRY_RUN=1 writes nothing)
+#                                        under the job's settings, beside the running job (its output
+#                                        is in the driver's log: yarn logs -applicationId ...)
 # Inputs: HADOOP_CONF_DIR (the cluster's client config), CONFIG (job settings, default
 # conf/errorcount.conf; the environment and flags win, as for make run), PACKAGE (default
 # .local/package). Optional: YARN_JAVA_HOME (Java 17+ on the nodes, if Hadoop's own Java differs),
@@ -11,6 +14,14 @@
 # through YARN's private staging directory: never in argv, the Spark UI or a log.
 # Prints the application id last. Exit 2: configuration problem; 3: the job is already running.
 source "$(dirname "$0")/yarn-lib.sh"
+
+DRIVER=main.py; DRIVER_ARGS=()
+if [ "${1:-}" = recount ]; then
+  shift
+  [ -n "${FROM:-}" ] && [ -n "${TO:-}" ] || die "submit-yarn.sh recount needs FROM and TO (YYYY-MM-DD HH:MM, UTC)."
+  DRIVER=recount.py; DRIVER_ARGS=(--from "$FROM" --to "$TO")
+  [ -z "${DRY_RUN:-}" ] || [ "$DRY_RUN" = 0 ] || DRIVER_ARGS+=(--dry-run)
+fi
 
 [ -f "$PACKAGE/MANIFEST.txt" ] || die "no package in $PACKAGE: run 'make package' first (or set PACKAGE)."
 [ -f "$CONFIG" ] || die "config file $CONFIG not found: set CONFIG to the job's settings file."
@@ -29,12 +40,12 @@ settings=$("$(venv_python)" -m errorcount.tools.yarn_conf "$STAGE" --config "$CO
 setting() { sed -n "s/^$1 = //p" <<< "$settings" | head -n 1; }
 job=$(setting JOB_NAME); marker=$(setting STOP_MARKER)
 
-running=$(live_apps "$job")
+running=$([ "$DRIVER" = recount.py ] || live_apps "$job")
 if [ -n "$running" ]; then
   log "job '$job' already runs on YARN as $(echo $running): stop it first (make stop-yarn), or use another JOB_NAME"
   exit 3
 fi
-if [ -n "$marker" ] && "$ROOT/scripts/hadoop-cli.sh" fs -test -e "$marker" 2>/dev/null; then
+if [ "$DRIVER" = main.py ] && [ -n "$marker" ] && "$ROOT/scripts/hadoop-cli.sh" fs -test -e "$marker" 2>/dev/null; then
   log "removing the stop marker $marker left by the last stop"
   "$ROOT/scripts/hadoop-cli.sh" fs -rm -f "$marker" >/dev/null || die "cannot remove the stop marker $marker: remove it by hand, then submit again."
 fi
@@ -43,7 +54,8 @@ fi
 mkdir -p "$STAGE/spark-conf"
 {
   cat "$PACKAGE/conf/spark-defaults.conf" "$PACKAGE/conf/spark-yarn.conf"
-  echo "spark.yarn.tags errorcount,$(app_tag "$job")"
+  if [ "$DRIVER" = main.py ]; then echo "spark.yarn.tags errorcount,$(app_tag "$job")"
+  else echo "spark.yarn.tags errorcount-recount"; echo "spark.yarn.maxAppAttempts 1"; fi
   if [ -n "${YARN_JAVA_HOME:-}" ]; then
     echo "spark.yarn.appMasterEnv.JAVA_HOME $YARN_JAVA_HOME"
     echo "spark.executorEnv.JAVA_HOME $YARN_JAVA_HOME"
@@ -57,17 +69,22 @@ cp "$PACKAGE/conf/log4j2.properties" "$STAGE/spark-conf/"
 
 jars=$(compgen -G "$PACKAGE/jars/*.jar" | paste -sd, -)
 extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
-log "submitting job '$job' to YARN (package: $(head -n 1 "$PACKAGE/MANIFEST.txt"))"
+what="job '$job'"; [ "$DRIVER" = main.py ] || what="a recount of job '$job' ($FROM to $TO)"
+log "submitting $what to YARN (package: $(head -n 1 "$PACKAGE/MANIFEST.txt"))"
 SPARK_CONF_DIR="$STAGE/spark-conf" "$VENV/bin/spark-submit" --master yarn --deploy-mode cluster \
-  --name "errorcount-$job" \
+  --name "errorcount-$job${DRIVER_ARGS[0]:+-recount}" \
   --py-files "$PACKAGE/errorcount-app.zip" \
   --archives "$PACKAGE/errorcount-env.tar.gz#environment" \
   --jars "$jars" \
   --files "$STAGE/errorcount.conf,$STAGE/errorcount-secrets,$PACKAGE/conf/log4j2-yarn.properties" \
   "${extra[@]}" \
-  "$PACKAGE/main.py" --config errorcount.conf 2>&1 | tee "$STAGE/submit.log" >&2
+  "$PACKAGE/$DRIVER" --config errorcount.conf "${DRIVER_ARGS[@]}" 2>&1 | tee "$STAGE/submit.log" >&2
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "spark-submit failed (see above): nothing was started."
 app=$(grep -oE 'application_[0-9]+_[0-9]+' "$STAGE/submit.log" | tail -n 1)
 [ -n "$app" ] || die "spark-submit did not report an application id (see above)."
-log "submitted: $app (tag $(app_tag "$job")); stop it with 'make stop-yarn' (stop marker) or 'yarn application -kill $app'"
+if [ "$DRIVER" = main.py ]; then
+  log "submitted: $app (tag $(app_tag "$job")); stop it with 'make stop-yarn' (stop marker) or 'yarn application -kill $app'"
+else
+  log "submitted: $app; its table and outcome are in the driver's log (yarn logs -applicationId $app); a kill leaves whole chunks swapped, run it again"
+fi
 echo "$app"

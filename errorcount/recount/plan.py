@@ -94,7 +94,9 @@ def lost(span: Range, facts: PartitionFacts, skew_s: int) -> tuple[str, int | No
         return (f"the topic was recreated or deleted (by {minute_text(facts.recreated_ms // 60_000)} UTC); what the "
                 "job counted of it before is gone"), minute_past(facts.recreated_ms, skew_s)
     if lost_start(facts):
-        return (f"Kafka holds offsets from {facts.log_start}, the job counted from {facts.counted_from} "
+        first = facts.log_start_ms
+        held = "" if first is None else f", its first record appended {minute_text(first // 60_000)} UTC"
+        return (f"Kafka holds offsets from {facts.log_start}{held}, the job counted from {facts.counted_from} "
                 "(retention)"), exact_from(facts, skew_s)
     return None
 

@@ -5,6 +5,7 @@ chunk of minutes the swap (errorcount/store/recount.py) or, with DRY_RUN, the ta
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,20 +74,23 @@ class Recount:
     def run(self, span: Range, dry_run: bool, now_minute: int) -> int:
         cfg = self.cfg
         conn = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))
+        lock = self.mysql("connecting to MySQL", lambda: mysql.connect(cfg))  # holds the recount lock, nothing else
         try:
             series = SeriesStore(cfg.job_name, cfg.group_by, cfg.max_series) if cfg.group_by else None
             recount_store = RecountStore(conn, cfg.job_name, cfg.counts_table, self.rules, self.recounted_by, series,
                                          self.hooks)
             job_store = store.Store(conn, cfg.job_name, (), cfg.counts_table)
             self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
-            self.mysql("taking the recount lock", recount_store.hold_lock)
+            lock_store = RecountStore(lock, cfg.job_name, cfg.counts_table, self.rules, self.recounted_by)
+            self.mysql("taking the recount lock", lock_store.hold_lock)
             admin = KafkaAdmin(session.jvm(self.spark), self.client)
             try:
                 return self.recount(recount_store, admin, span, dry_run, now_minute)
             finally:
                 admin.close()
         finally:
-            conn.close()  # the recount lock goes with the connection
+            conn.close()
+            lock.close()  # the recount lock goes with its connection
 
     def refusal(self, recount_store: RecountStore, span: Range, now_minute: int) -> Refusal | None:
         cfg = self.cfg
@@ -110,31 +114,44 @@ class Recount:
                  cfg.job_name, ", ".join(f"{tp} [{a}, {b})" for tp, (a, b) in planned.items()) or "nothing")
         read_from = {tp: start for tp, (start, _end) in planned.items()}
         covered = Covered({tp: end for tp, (_start, end) in planned.items()}, Figures({}, {}))
+        started = time.monotonic()
         with self.hooks.killed_during("during_spark_job", lambda: True):
             grouped = self.counter.aggregate(planned)
-        found: list[diff.Change] = []
         try:
-            for chunk in chunks(span, cfg.recount_chunk_minutes):
-                main = self.counter.figures(grouped, chunk)
-                if dry_run:
-                    rows_now = self.mysql("reading the job's offsets", recount_store.job_rows)
-                    after = self.catch_up(covered, rows_now, chunk, main).minutes
-                    now = self.mysql("reading the counts", lambda: recount_store.figures(chunk))  # noqa: B023
-                    found += diff.changes(chunk, now, after)
-                    continue
-                swapped = self.swap(recount_store, chunk, read_from, covered, main)
-                if swapped is not None:
-                    found += diff.changes(chunk, swapped.before, swapped.after)
-                log.info("recount of %s to %s swapped in", minute_text(chunk.first), minute_text(chunk.end))
-                self.hooks.crash("after_commit")
+            found = self.chunk_by_chunk(recount_store, span, grouped, read_from, covered, dry_run)
         finally:
             if grouped is not None:
                 grouped.unpersist()
+        records = sum(end - start for start, end in planned.values())
+        seconds = time.monotonic() - started
+        # The bench reads this line (make bench (r)): the recount's rate, read to last swap.
+        log.info("recount of job %r: %d records read and %d chunk(s) %s in %.1f s (%.0f records/s)", cfg.job_name,
+                 records, len(chunks(span, cfg.recount_chunk_minutes)), "compared" if dry_run else "swapped", seconds,
+                 records / max(seconds, 1e-9))
         self.print_out(diff.table(found))
         self.print_out("DRY_RUN: nothing was written." if dry_run else
                        f"Swapped in: every minute from {minute_text(span.first)} to {minute_text(span.end)} now holds "
-                       f"the counts under job {cfg.job_name!r}'s rules (ledger: the recounts table).")
+                       f"the counts under the rules of job {cfg.job_name!r} (ledger: the recounts table).")
         return 0
+
+    def chunk_by_chunk(self, recount_store: RecountStore, span: Range, grouped, read_from: Position, covered: Covered,
+                       dry_run: bool) -> list[diff.Change]:
+        """Each chunk's figures swapped in (or, with `dry_run`, compared with the counts now): its changes."""
+        found: list[diff.Change] = []
+        for chunk in chunks(span, self.cfg.recount_chunk_minutes):
+            main = self.counter.figures(grouped, chunk)
+            if dry_run:
+                rows_now = self.mysql("reading the job's offsets", recount_store.job_rows)
+                after = self.catch_up(covered, rows_now, chunk, main).minutes
+                now = self.mysql("reading the counts", lambda: recount_store.figures(chunk))  # noqa: B023
+                found += diff.changes(chunk, now, after)
+                continue
+            swapped = self.swap(recount_store, chunk, read_from, covered, main)
+            if swapped is not None:
+                found += diff.changes(chunk, swapped.before, swapped.after)
+            log.info("recount of %s to %s swapped in", minute_text(chunk.first), minute_text(chunk.end))
+            self.hooks.crash("after_commit")
+        return found
 
     def catch_up(self, covered: Covered, rows: dict[TopicPartition, JobRow], chunk: Range, main: Figures) -> Figures:
         """The chunk's figures once the records up to the job's stored offsets in `rows` are counted:

@@ -46,7 +46,10 @@ INSERT_RECOUNT = ("INSERT INTO recounts (job, first_minute, end_minute, offsets_
                   "lines_before, errors_after, lines_after, minutes_changed, series_rows, rules_digest, epoch, "
                   "recounted_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
 SELECT_SWAPPED = "SELECT COUNT(*) FROM recounts WHERE job = %s AND recounted_by = %s AND first_minute = %s"
-GET_LOCK, RELEASE_LOCK = "SELECT GET_LOCK(%s, 0), IS_USED_LOCK(%s)", "DO RELEASE_LOCK(%s)"
+GET_LOCK = "SELECT GET_LOCK(%s, 0), IS_USED_LOCK(%s)"
+# The lock's connection stays silent while the recount reads for minutes or hours: MySQL's default
+# idle limit (8 h) instead of MYSQL_IDLE_TIMEOUT, which would drop it, and the lock with it.
+LOCK_SESSION = "SET SESSION wait_timeout = 28800"
 
 
 @dataclass(frozen=True)
@@ -83,18 +86,17 @@ class RecountStore:
         self.recounted_by, self.series, self.hooks = recounted_by, series, hooks
 
     def hold_lock(self) -> None:
-        """One recount per job at a time: ConfigError naming the connection that holds the lock."""
+        """One recount per job at a time: ConfigError naming the connection that holds the lock.
+        Held by this store's connection until it closes: give it a connection of its own, used for
+        nothing else (a reconnect would drop the lock)."""
         with transaction(self.conn) as cursor:
+            cursor.execute(LOCK_SESSION)
             cursor.execute(GET_LOCK, (lock_name(self.job), lock_name(self.job)))
             got, holder = cursor.fetchone()
         if got != 1:
             raise ConfigError(f"another recount of job {self.job!r} is running (MySQL connection {holder} holds its lock): "
                               "recounts of one job run one at a time. Wait for it to finish, then run this one "
                               "again. Nothing was changed.")
-
-    def release_lock(self) -> None:
-        with transaction(self.conn) as cursor:
-            cursor.execute(RELEASE_LOCK, (lock_name(self.job),))
 
     def job_rows(self) -> dict[TopicPartition, JobRow]:
         """Every offset row of the job, of every topic it ever read, with where it began counting."""

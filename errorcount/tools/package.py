@@ -3,6 +3,7 @@
   errorcount-app.zip     the errorcount/ package without tools/, for --py-files; byte-for-byte reproducible (sorted
                          entries, fixed timestamps, sources only)
   main.py                the driver script spark-submit starts (errorcount/main.py)
+  recount.py             the recount's driver script (errorcount/recount/main.py; submit-yarn.sh recount)
   errorcount-env.tar.gz  a venv-pack archive of requirements-driver.txt, for --archives ...#environment
   jars/                  the Spark Kafka connector jars matching pyspark, for --jars
   conf/                  the conf/ files submit-yarn.sh reads (errorcount.conf is a template;
@@ -83,6 +84,7 @@ def build(out: Path, jars: list[str]) -> None:
     (out / "conf").mkdir()
     app_zip(out / "errorcount-app.zip")
     shutil.copyfile(ROOT / "errorcount" / "main.py", out / "main.py")
+    shutil.copyfile(ROOT / "errorcount" / "recount" / "main.py", out / "recount.py")
     env_archive(out.parent, out / "errorcount-env.tar.gz")
     for jar in jars:
         shutil.copyfile(jar, out / "jars" / os.path.basename(jar))

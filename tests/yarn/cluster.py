@@ -52,8 +52,8 @@ class YarnApps:
             log.write(result.stderr)
         return result
 
-    def submit(self, env: dict[str, str]) -> str:
-        result = self.run_script("submit-yarn.sh", env)
+    def submit(self, env: dict[str, str], *args: str) -> str:
+        result = self.run_script("submit-yarn.sh", env, *args)
         assert result.returncode == 0, f"submit-yarn.sh failed:\n{result.stderr[-3000:]}"
         return result.stdout.strip().splitlines()[-1]
 

@@ -3,6 +3,7 @@ ApplicationMaster. Its container dies mid-stream; YARN's attempt 2 must resume f
 finish exact; the stop marker and `yarn application -kill` must stop it with nothing half-committed."""
 
 import itertools
+import json
 import re
 from datetime import datetime
 
@@ -83,6 +84,15 @@ def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted,
     assert [a[0] for a in yarn.attempts(app)][0] == attempt1 and len(yarn.attempts(app)) == 2  # no third attempt
     assert run.counts() == run.produced.total()
     assert app_password() not in yarn.app_logs(app)  # not in any container's environment, argv or log
+
+    # The packaged recount (submit-yarn.sh recount) of a past hour that holds none of the lines: it
+    # reads every record the job counted (Kafka timestamps of today), finds none in the hour, and
+    # swaps in an empty hour; the counts stay what they are.
+    recount = yarn.submit({**env, "FROM": "2026-01-01 00:00", "TO": "2026-01-01 01:00"}, "recount")
+    assert yarn.wait_state(recount, ("FINISHED", "FAILED", "KILLED"), 300) == ("FINISHED", "SUCCEEDED")
+    assert run.counts() == run.produced.total()
+    [(errors, read_to)] = query(run.admin, "SELECT errors_after, offsets_to FROM recounts WHERE job = %s", (run.job,))
+    assert errors == 0 and json.loads(read_to) == {run.topic: {"0": 1334, "1": 1333, "2": 1333}}
 
 
 def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, submitted, run):

@@ -82,7 +82,8 @@ def test_a_retention_refusal_names_the_partition_and_offers_the_exact_range():
                                                       log_start_ms=150 * 60_000)}, SKEW, 10**6)
     assert isinstance(found, Refusal) and found.exit_code == EXIT_DATA_LOSS
     assert found.offer == 150 + SKEW // 60 + 1
-    assert "t-0: Kafka holds offsets from 10, the job counted from 0 (retention)" in found.message
+    assert ("t-0: Kafka holds offsets from 10, its first record appended 1970-01-01 02:30 UTC, the job counted from 0 "
+            "(retention)") in found.message
     assert "1970-01-01 02:41" in found.message  # minute 161, where the exact range starts
 
 
