@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from errorcount import __version__, errors, faults
 from errorcount.config.load import load_config
@@ -50,14 +51,30 @@ def configure_logging(env) -> None:
     logging.basicConfig(handlers=[handler], level=logging.INFO, format=logline.LOG_FORMAT)
 
 
+def start_logging(env) -> None:
+    """Every driver script's first step: configure_logging, times in UTC (like the minute keys),
+    py4j quiet (one line per callback otherwise)."""
+    configure_logging(env)
+    logging.Formatter.converter = time.gmtime
+    logging.getLogger("py4j").setLevel(logging.WARNING)
+
+
+def exit_code(run: Callable[[], int], logger: logging.Logger) -> int:
+    """run()'s exit code; a JobStop's own, its message logged, when it stops instead."""
+    try:
+        return run()
+    except JobStop as failure:
+        logger.error("%s [exit %d]", failure.message, failure.exit_code)
+        return failure.exit_code
+
+
 def main(argv: list[str] | None = None) -> int:
     """The driver: config, session, the job (source -> classify -> aggregate -> store), exit code."""
-    configure_logging(os.environ)
-    logging.Formatter.converter = time.gmtime  # log times in UTC, like the minute keys
-    logging.getLogger("py4j").setLevel(logging.WARNING)  # one line per callback otherwise
+    start_logging(os.environ)
     stop = threading.Event()
     install_signal_handlers(stop)
-    try:
+
+    def run() -> int:
         cfg = load_config(sys.argv[1:] if argv is None else argv, os.environ)
         logging.getLogger().setLevel(cfg.log_level)
         log.info("errorcount %s, job %r, topics %r", __version__, cfg.job_name, cfg.kafka_topic or cfg.kafka_topic_pattern)
@@ -67,9 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             return Job(cfg, spark, stop, faults.from_env(os.environ)).run()
         finally:
             spark.stop()
-    except JobStop as failure:
-        log.error("%s [exit %d]", failure.message, failure.exit_code)
-        return failure.exit_code
+    return exit_code(run, log)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ import time
 
 from errorcount import faults
 from errorcount.config.load import load_config
-from errorcount.errors import ConfigError, JobStop
-from errorcount.main import configure_logging
+from errorcount.errors import ConfigError
+from errorcount.main import exit_code, start_logging
 from errorcount.recount.plan import Range, parse_minute
 from errorcount.recount.run import Recount
 from errorcount.session import build_session
@@ -35,10 +35,9 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    configure_logging(os.environ)
-    logging.Formatter.converter = time.gmtime
-    logging.getLogger("py4j").setLevel(logging.WARNING)
-    try:
+    start_logging(os.environ)
+
+    def run() -> int:
         args, rest = parse(sys.argv[1:] if argv is None else argv)
         if not args.first or not args.end:
             raise ConfigError("FROM and TO are required: make recount FROM='2026-11-19 00:00' TO='2026-11-26 00:00'")
@@ -50,9 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             return Recount(cfg, spark, faults.from_env(os.environ)).run(span, args.dry_run, int(time.time()) // 60)
         finally:
             spark.stop()
-    except JobStop as failure:
-        log.error("%s [exit %d]", failure.message, failure.exit_code)
-        return failure.exit_code
+    return exit_code(run, log)
 
 
 if __name__ == "__main__":
