@@ -137,6 +137,17 @@ def rules_refusal(live: Rules | None, own: Rules, job: str) -> Refusal | None:
                                 "recount's settings first (or recount with the job's). Nothing was changed.")
 
 
+def table_refusal(table: str, job: str, own: list[str]) -> Refusal | None:
+    """A recount replaces minutes in the COUNTS_TABLE its settings name: one the job does not write
+    (a copied config, a typo) would lose another table's counts. Refused unless the job claimed it."""
+    if table in own:
+        return None
+    return Refusal(EXIT_CONFIG, f"job {job!r} does not write COUNTS_TABLE {table} (it writes "
+                                f"{', '.join(own) or 'no table yet'}): a recount replaces minutes of the table its "
+                                "settings name, so they must be the job's own. Recount with the job's settings (its "
+                                "config file and environment). Nothing was changed.")
+
+
 def shared_refusal(table: str, others: list[str]) -> Refusal | None:
     """A counts table other jobs add into (SHARE_COUNTS_TABLE) holds their counts in the same rows:
     replacing a minute would drop theirs. Refused; the other jobs named."""

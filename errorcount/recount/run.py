@@ -95,8 +95,9 @@ class Recount:
     def refusal(self, recount_store: RecountStore, span: Range, now_minute: int) -> Refusal | None:
         cfg = self.cfg
         live = self.mysql("reading the job's rules", recount_store.live_rules)
-        sharers = self.mysql("reading the counts table's jobs", recount_store.sharers)
-        return (plan.rules_refusal(live, self.rules, cfg.job_name) or plan.shared_refusal(cfg.counts_table, sharers)
+        own, sharers = self.mysql("reading the counts tables' jobs", recount_store.claims)
+        return (plan.rules_refusal(live, self.rules, cfg.job_name)
+                or plan.table_refusal(cfg.counts_table, cfg.job_name, own) or plan.shared_refusal(cfg.counts_table, sharers)
                 or plan.series_refusal(span, bool(cfg.group_by), cfg.series_retention_days, now_minute))
 
     def recount(self, recount_store: RecountStore, admin: KafkaAdmin, span: Range, dry_run: bool, now_minute: int) -> int:

@@ -33,7 +33,7 @@ SELECT_FIRST_LEDGER = ("SELECT b.topic, b.offsets_before FROM ingest_batches b J
 SELECT_RECREATED = ("SELECT topic, kafka_partition, UNIX_TIMESTAMP(MAX(skipped_at)) FROM skipped_offsets "
                     "WHERE job = %s AND kind = 'recreated' GROUP BY topic, kafka_partition")
 SELECT_RULES = "SELECT epoch, rules FROM job_leases WHERE job = %s"
-SELECT_SHARERS = "SELECT job FROM counts_tables WHERE counts_table = %s AND job <> %s ORDER BY job"
+SELECT_CLAIMS = "SELECT counts_table, job FROM counts_tables WHERE counts_table = %s OR job = %s"
 SELECT_RANGE = "SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time >= %s AND log_time < %s"
 # The job's account never deletes counts (sql/grants.sql): a minute is replaced by zeroing the
 # range's rows and setting each recounted minute; a minute the recount finds nothing in keeps a
@@ -134,11 +134,14 @@ class RecountStore:
             row = cursor.fetchone()
         return None if row is None or row[1] is None else Rules.from_text(row[1])
 
-    def sharers(self) -> list[str]:
-        """The other jobs the counts table is claimed by (SHARE_COUNTS_TABLE)."""
+    def claims(self) -> tuple[list[str], list[str]]:
+        """The counts tables the job has claimed (writes), and the other jobs that claimed this
+        store's counts table (SHARE_COUNTS_TABLE)."""
         with transaction(self.conn) as cursor:
-            cursor.execute(SELECT_SHARERS, (self.counts_table, self.job))
-            return [str(job) for (job,) in cursor.fetchall()]
+            cursor.execute(SELECT_CLAIMS, (self.counts_table, self.job))
+            rows = [(str(table), str(job)) for table, job in cursor.fetchall()]
+        return (sorted({table for table, job in rows if job == self.job}),
+                sorted({job for table, job in rows if table == self.counts_table and job != self.job}))
 
     def figures(self, span: Range) -> dict[int, tuple[int, int]]:
         """The range's minutes as the counts table holds them now."""

@@ -148,6 +148,12 @@ def test_refusals_say_why_and_change_nothing(changed, spark):
     # Per-series rows older than SERIES_RETENTION_DAYS are pruned: a range before that is refused.
     stale = Range(changed.now() - 3 * 1440, changed.now() - 3 * 1440 + 10)
     assert "SERIES_RETENTION_DAYS" in refused(changed, spark, stale, SERIES_RETENTION_DAYS="1").message
+    # A copied config naming another counts table than the job's (one that exists).
+    query(changed.admin, "CREATE TABLE IF NOT EXISTS error_log_copy LIKE error_log")
+    try:
+        assert "does not write COUNTS_TABLE error_log_copy" in refused(changed, spark, COUNTS_TABLE="error_log_copy").message
+    finally:
+        query(changed.admin, "DROP TABLE error_log_copy")
     # Another job adds into the counts table.
     query(changed.admin, "INSERT INTO counts_tables (counts_table, job, shared) VALUES ('error_log', %s, TRUE)",
           (changed.job + "-other",))

@@ -90,6 +90,11 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
         through = Through({TP(topic, 0): 1_700_000_000_000}, {topic: 1_700_000_000_000}, 1_700_000_000_000)
         assert job_store.commit_batch(batch, plan.offsets, after, ids, {TP(topic, 0): 10}, through)
         assert not job_store.commit_batch(batch, plan.offsets, after, ids)  # found applied: nothing written
+        # A later batch on the kept series registry (refreshed with what others registered: SELECT_SINCE).
+        later = {**after, TP(topic, 0): 5}
+        assert job_store.commit_batch(BatchSummary(records=1, errors=1, minute_counts={MINUTE: 1},
+                                                   series_counts={(MINUTE, "ERROR"): 1}), after, later, ids)
+        after = later
         job_store.store_marks(after, Through({}, {topic: 1_700_000_001_000}, 1_700_000_001_000))  # a heartbeat
         assert job_store.load_marks() == ({topic: 1_700_000_001_000}, 1_700_000_001_000)
         job_store.load_holder()

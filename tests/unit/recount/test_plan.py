@@ -11,7 +11,16 @@ from errorcount.config.load import load_config
 from errorcount.config.rules import Rules
 from errorcount.errors import EXIT_CONFIG, EXIT_DATA_LOSS
 from errorcount.offsets import TopicPartition
-from errorcount.recount.plan import PartitionFacts, Range, Refusal, plan, rules_refusal, series_refusal, shared_refusal
+from errorcount.recount.plan import (
+    PartitionFacts,
+    Range,
+    Refusal,
+    plan,
+    rules_refusal,
+    series_refusal,
+    shared_refusal,
+    table_refusal,
+)
 
 SKEW = 600
 TP = TopicPartition("t", 0)
@@ -105,6 +114,13 @@ def test_a_shared_counts_table_is_refused():
     assert shared_refusal("error_log", []) is None
     refused = shared_refusal("error_log", ["b", "a"])
     assert refused.exit_code == EXIT_CONFIG and "shared with a, b" in refused.message
+
+
+def test_a_counts_table_the_job_does_not_write_is_refused():
+    assert table_refusal("error_log", "j", ["access_log", "error_log"]) is None
+    refused = table_refusal("error_log", "j", ["access_log"])
+    assert refused.exit_code == EXIT_CONFIG and "does not write COUNTS_TABLE error_log (it writes access_log)" in refused.message
+    assert "no table yet" in table_refusal("error_log", "j", []).message
 
 
 @pytest.mark.parametrize(("first", "grouped", "days", "refused"), [
