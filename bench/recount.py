@@ -14,6 +14,7 @@ from bench import phases, procs
 from errorcount.config.dimensions import SEPARATOR
 from errorcount.config.load import load_config
 from errorcount.config.rules import Rules
+from errorcount.recount.count import within
 from errorcount.recount.diff import Figures
 from errorcount.recount.plan import Range, minute_text, parse_minute
 from errorcount.recount.run import chunks
@@ -97,8 +98,7 @@ def timed_swaps(conn, cfg, count: int, log) -> dict:
     for step, figures in enumerate((week(count, 1), week(count, 2))):  # the first swaps into an empty week
         started = time.perf_counter()
         for chunk in chunks(span, 1440):
-            part = Figures({m: v for m, v in figures.minutes.items() if chunk.first <= m < chunk.end},
-                           {k: v for k, v in figures.series.items() if chunk.first <= k[0] < chunk.end})
+            part = within(figures, chunk)
             recount_store.swap(chunk, {}, lambda _rows, part=part: part)
         timings.append(time.perf_counter() - started)
         log(f"(r) a week swapped in with {count} series{' (over the first)' if step else ''}: {timings[-1]:.1f} s")

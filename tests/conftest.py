@@ -24,6 +24,16 @@ def kafka_jars() -> str:
     return found.stdout.strip()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):  # noqa: ARG001
+    """Keeps each phase's report on the test item (item.failed_phase), so a fixture's teardown can
+    tell a failed test from a passed one (tests/services.py: start_driver shows its drivers' logs)."""
+    report = yield
+    if report.failed:
+        item.failed_phase = report.when
+    return report
+
+
 @pytest.fixture(scope="session")
 def spark():
     os.environ["TZ"] = "Pacific/Chatham"  # +12:45/+13:45: no whole-hour accident can hide

@@ -38,7 +38,10 @@ def make_topic():
 
 
 @pytest.fixture
-def start_driver():
+def start_driver(request):
+    """start(job, topic, ...) -> a Driver (tests/support.py launch), killed after the test. When the
+    test failed, each driver's last lines are printed (shown with the failure): a CI machine's logs
+    do not outlive it."""
     drivers = []
 
     def start(job: str, topic: str, **kwargs) -> Driver:
@@ -49,6 +52,9 @@ def start_driver():
     yield start
     for driver in drivers:
         driver.kill()
+    if getattr(request.node, "failed_phase", None):
+        for driver in drivers:
+            print(f"--- the last lines of {driver.log_path} ---\n" + "\n".join(driver.log().splitlines()[-60:]))
 
 
 @pytest.fixture

@@ -39,7 +39,6 @@ class Refused(JobStop):
     def __init__(self, refusal: Refusal):
         super().__init__(refusal.message)
         self.exit_code = refusal.exit_code
-        self.refusal = refusal
 
 
 def chunks(span: Range, size: int) -> list[Range]:
@@ -158,10 +157,11 @@ class Recount:
         """The chunk's figures once the records up to the job's stored offsets in `rows` are counted:
         what the main read counted, and the records after it (read now, if not yet)."""
         stored = {tp: row.next_offset for tp, row in rows.items() if not row.gone}
-        behind = {tp: (covered.to[tp], end) for tp, end in stored.items() if tp in covered.to and end < covered.to[tp]}
+        behind = {tp: end for tp, end in stored.items() if tp in covered.to and end < covered.to[tp]}
         if behind:
             raise FencedError(f"job {self.cfg.job_name!r}'s stored offsets went back below what the recount read "
-                              f"({behind}): its partitions were truncated or its offsets reset. Recount again.")
+                              f"({store.as_text(behind)}): its partitions were truncated or its offsets reset. "
+                              "Recount again.")
         tail = {tp: (covered.to.get(tp, rows[tp].counted_from), end) for tp, end in stored.items()
                 if end > covered.to.get(tp, rows[tp].counted_from)}
         if tail:

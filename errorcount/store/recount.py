@@ -17,6 +17,7 @@ from errorcount.config.rules import Rules
 from errorcount.errors import ConfigError
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.offsets import Position, TopicPartition, epoch_minute, minute_key
+from errorcount.recount import diff
 from errorcount.recount.diff import Figures
 from errorcount.recount.plan import Range, minute_text
 from errorcount.store.mysql import ServerCursor
@@ -67,8 +68,6 @@ class JobRow:
 class Swapped:
     before: dict[int, tuple[int, int]]  # the chunk's minutes as they were
     after: dict[int, tuple[int, int]]   # and as the swap wrote them
-    stored: Position                    # the job's offsets the chunk is exact to
-    epoch: int
 
 
 def lock_name(job: str) -> str:
@@ -177,7 +176,7 @@ class RecountStore:
             self.replace(cursor, chunk, figures)
             stored = {tp: row.next_offset for tp, row in rows.items() if not row.gone}
             self.write_ledger(cursor, chunk, read_from, stored, before, figures, int(epoch))
-        return Swapped(before, figures.minutes, stored, int(epoch))
+        return Swapped(before, figures.minutes)
 
     def replace(self, cursor: ServerCursor, chunk: Range, figures: Figures) -> None:
         span = (minute_key(chunk.first), minute_key(chunk.end))
@@ -193,13 +192,12 @@ class RecountStore:
 
     def write_ledger(self, cursor: ServerCursor, chunk: Range, read_from: Position, stored: Position,
                      before: Mapping[int, tuple[int, int]], figures: Figures, epoch: int) -> None:
-        after = figures.minutes
-        changed = sum(1 for m in set(before) | set(after) if before.get(m, (0, 0)) != after.get(m, (0, 0)))
+        found = diff.changes(chunk, before, figures.minutes)
+        (errors_before, lines_before), (errors_after, lines_after) = diff.totals(found)
         cursor.execute(INSERT_RECOUNT, (
             self.job, minute_key(chunk.first), minute_key(chunk.end), offsets_json(read_from), offsets_json(stored),
-            sum(e for e, _n in before.values()), sum(n for _e, n in before.values()),
-            sum(e for e, _n in after.values()), sum(n for _e, n in after.values()), changed, len(figures.series),
-            self.rules.digest, epoch, self.recounted_by))
+            errors_before, lines_before, errors_after, lines_after, sum(1 for c in found if c.before != c.after),
+            len(figures.series), self.rules.digest, epoch, self.recounted_by))
 
 
 def offsets_json(position: Position) -> str:
