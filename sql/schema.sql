@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS ingest_batches (
   job            VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   topic          VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   epoch          BIGINT       NOT NULL,
-  records        BIGINT       NOT NULL,
+  records        BIGINT       NOT NULL,  -- Kafka records
+  log_records    BIGINT       NULL,      -- the log records in them (LOG_FORMAT=otlp: a request holds many); NULL: stored before, as many as records
   error_lines    BIGINT       NOT NULL,
   rejected       BIGINT       NOT NULL,
   new_series     INT          NOT NULL DEFAULT 0,  -- GROUP_BY: series this batch registered
@@ -264,6 +265,15 @@ SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schem
                AND table_name = 'job_leases' AND column_name = 'rules_digest') = 0,
               'ALTER TABLE job_leases ADD COLUMN rules_digest CHAR(64) CHARACTER SET ascii NULL, ADD COLUMN rules TEXT NULL',
               'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- The log records of a batch's Kafka records (an OTLP request holds many): rows stored before have
+-- NULL, which readers take as `records` (one log record per record, as every format had then).
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'ingest_batches' AND column_name = 'log_records') = 0,
+              'ALTER TABLE ingest_batches ADD COLUMN log_records BIGINT NULL AFTER records', 'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

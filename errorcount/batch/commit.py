@@ -88,7 +88,8 @@ class CommitStep:
         # behind the topic's end (as of the newest progress Spark reported: errorcount/observe/lag.py);
         # lag_s: seconds behind its newest record.
         log.info("%s", logline.line(
-            logline.BATCH, batch.batch_id, records=summary.records, errors=summary.errors, rejected=summary.rejected,
+            logline.BATCH, batch.batch_id, records=summary.records, log_records=summary.records_logged,
+            errors=summary.errors, rejected=summary.rejected,
             dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), offsets=after,
             plan=batch.plan, count_ms=int((batch.counted - batch.started) * 1000),
             commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - batch.started) * 1000),

@@ -34,6 +34,8 @@ class Config:
     starting_offsets: str  # STARTING_OFFSETS
     kafka_timeout: int  # KAFKA_TIMEOUT
     log_format: str  # LOG_FORMAT
+    otlp_encoding: str  # OTLP_ENCODING
+    otlp_error_severity: int  # OTLP_ERROR_SEVERITY
     error_levels: str  # ERROR_LEVELS
     error_status_min: int  # ERROR_STATUS_MIN
     json_time_fields: str  # JSON_TIME_FIELDS

@@ -12,19 +12,26 @@ from typing import Any
 from errorcount.errors import ConfigError
 
 BUILTIN = ("level", "method", "path", "status")
+OTLP = ("level", "scope:name", "severity")  # otlp's own, besides its prefixed ones
 TOPIC = "topic"  # the record's Kafka topic: offered by every format, added by Spark (not the classifier)
 VALUE_BYTES = 64  # a value's bound (docs/contract.md); Kafka topic names are ASCII
 FIELD = "field:"
+RESOURCE, ATTRIBUTE = "resource:", "attr:"  # otlp: a resource attribute, a log record attribute
+PREFIXES = (FIELD, RESOURCE, ATTRIBUTE)
+EXAMPLES = {FIELD: "field:<dotted.path>", RESOURCE: "resource:<key>", ATTRIBUTE: "attr:<key>"}
 MAX_DIMENSIONS = 8
 SEPARATOR = "\x1f"  # Grouping.SEPARATOR: a control character, which no value holds (Label replaces them)
 NAME_CHARS = 255    # error_series_labels.dimension
 
 
-def offered(values: Mapping[str, Any]) -> tuple[set[str], bool]:
-    """The built-in dimensions a configuration's records have, and whether field:<name> applies,
-    from the settings' values by field name (log_format, json_status_field, ...)."""
+def offered(values: Mapping[str, Any]) -> tuple[set[str], tuple[str, ...]]:
+    """The named dimensions a configuration's records have and the prefixes of those that name a
+    key (field:<name> for json; resource:<key>, attr:<key> for otlp), from the settings' values by
+    field name (log_format, json_status_field, ...)."""
     line = values["log_format"]
-    fields = line == "json"
+    if line == "otlp":
+        return set(OTLP), (RESOURCE, ATTRIBUTE)
+    fields = (FIELD,) if line == "json" else ()
     if fields and values["json_message_field"]:
         line = values["message_format"]
     if line == "app":
@@ -34,23 +41,30 @@ def offered(values: Mapping[str, Any]) -> tuple[set[str], bool]:
     return ({"status"} if values["json_status_field"] else {"level"}), fields
 
 
+def is_dimension(name: str) -> bool:
+    """Whether `name` is written as a dimension of some format (a named one or a prefixed key)."""
+    return name in BUILTIN or name in OTLP or name == TOPIC or name.startswith(PREFIXES)
+
+
 def canonical(group_by: str, values: Mapping[str, Any]) -> str:
     """GROUP_BY as the job and the classifier use it: entries trimmed, sorted, joined by commas.
     ConfigError for an unknown, duplicate or unavailable dimension, naming what is offered."""
     names = [name.strip() for name in group_by.split(",")] if group_by.strip() else []
-    builtins, fields = offered(values)
+    builtins, prefixes = offered(values)
     what = (f"LOG_FORMAT={values['log_format']}" + (f" with MESSAGE_FORMAT={values['message_format']}"
                                                     if values["log_format"] == "json" and values["json_message_field"] else ""))
-    choices = ", ".join(sorted(builtins) + (["field:<dotted.path>"] if fields else []) + [TOPIC])
+    choices = ", ".join(sorted(builtins) + [EXAMPLES[prefix] for prefix in prefixes] + [TOPIC])
     for name in names:
-        if name.startswith(FIELD):
-            if not fields:
-                raise ConfigError(f"GROUP_BY: {name!r} reads a JSON field, and {what} has none; offered: {choices}")
-            if not name[len(FIELD):].strip() or name[len(FIELD):] != name[len(FIELD):].strip() or len(name) > NAME_CHARS:
-                raise ConfigError(f"GROUP_BY: {name!r} must name a field, e.g. field:service.name (at most {NAME_CHARS} "
+        prefix = next((p for p in PREFIXES if name.startswith(p)), None)
+        if prefix is not None:
+            if prefix not in prefixes:
+                raise ConfigError(f"GROUP_BY: {name!r} reads a {prefix[:-1]} value, and {what} has none; offered: {choices}")
+            key = name[len(prefix):]
+            if not key.strip() or key != key.strip() or len(name) > NAME_CHARS:
+                raise ConfigError(f"GROUP_BY: {name!r} must name a key, e.g. {prefix}service.name (at most {NAME_CHARS} "
                                   "characters, no blanks around the name)")
         elif name not in builtins and name != TOPIC:
-            known = name in BUILTIN
+            known = is_dimension(name)
             raise ConfigError(f"GROUP_BY: {name!r} is {'not a dimension of ' + what if known else 'no dimension'}; "
                               f"offered: {choices}")
     duplicates = sorted({name for name in names if names.count(name) > 1})

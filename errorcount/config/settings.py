@@ -104,10 +104,17 @@ SETTINGS: tuple[Setting, ...] = (
                  "while it is stopped, is counted from its first record. Partitions with stored offsets always resume from "
                  "MySQL.", choices=("earliest", "latest")),
     Setting("KAFKA_TIMEOUT", int, "30", "seconds one Kafka metadata request may take", low=1, high=3600),
-    Setting("LOG_FORMAT", str, "app", "what the topic's records are: app lines, access logs or JSON events",
+    Setting("LOG_FORMAT", str, "app", "what the topic's records are: app lines, access logs, JSON events or OTLP requests",
             note="The contracts: docs/contract.md. app: TIMESTAMP LEVEL message; access: Common/Combined Log Format, "
-                 "an error is a status from ERROR_STATUS_MIN; json: one JSON object per record.",
-            choices=("app", "access", "json"), group="Log format", classifier=True),
+                 "an error is a status from ERROR_STATUS_MIN; json: one JSON object per record; otlp: one OpenTelemetry "
+                 "export request per record (the Collector's Kafka exporter), each log record counted.",
+            choices=("app", "access", "json", "otlp"), group="Log format", classifier=True),
+    Setting("OTLP_ENCODING", str, "auto", "otlp: how a request is encoded (the Kafka exporter's otlp_proto or otlp_json)",
+            note="auto: a value whose first byte is '{' is otlp_json, any other otlp_proto (a request's protobuf "
+                 "encoding never starts with that byte).", choices=("auto", "proto", "json"), classifier=True),
+    Setting("OTLP_ERROR_SEVERITY", int, "17", "otlp: the lowest severity number counted as an error (17 = ERROR)",
+            note="A log record with severity number 0 (unspecified) is an error when its severity text is one of "
+                 "ERROR_LEVELS.", low=1, high=24, classifier=True),
     Setting("ERROR_LEVELS", str, "ERROR", "comma-separated levels that count as errors (ASCII case-insensitive)",
             note="For app lines (ASCII letters only) and JSON levels (any text, e.g. pino's 50).",
             pattern=NAMES, shape="comma-separated names, none empty", classifier=True),
@@ -148,7 +155,8 @@ SETTINGS: tuple[Setting, ...] = (
                  "clock skew between the producers and the driver.", low=0, high=7 * 86400),
     Setting("GROUP_BY", str, "", "dimensions ERROR lines are also counted by, comma-separated (empty: the total only)",
             note="level (app; json by level), status, method, path (access; status also json with JSON_STATUS_FIELD), "
-                 "field:<dotted.path> (json), each of a wrapped line's too. Written to error_series_counts, one series "
+                 "field:<dotted.path> (json), each of a wrapped line's too; otlp: resource:<key>, scope:name, "
+                 "attr:<key>, severity, level. topic for every format. Written to error_series_counts, one series "
                  "per combination of values, in the batch's transaction: docs/operations.md, 'Counting by dimension'.",
             pattern=r".{0,500}", shape="at most 500 characters", group="Dimensions", empty_is_value=True, classifier=True),
     Setting("PATH_DEPTH", int, "1", "the path dimension keeps this many leading segments (query string dropped)",

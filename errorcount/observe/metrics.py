@@ -26,6 +26,8 @@ class JobMetrics:
         per_partition = ["job_name", "topic", "partition"]
         self.batches = Counter("errorcount_batches", "Committed micro-batches", one, registry=r)
         self.records = Counter("errorcount_records", "Kafka records committed", one, registry=r)
+        self.log_records = Counter("errorcount_log_records", "Log records in the Kafka records committed (as many "
+                                   "but for LOG_FORMAT=otlp, whose records are requests of many)", one, registry=r)
         self.error_lines = Counter("errorcount_error_lines", "Records counted as errors", one, registry=r)
         self.lines = Counter("errorcount_lines", "Lines counted, error or not (COUNT_LINES; 0 when off)", one, registry=r)
         self.rejected = Counter("errorcount_rejected_records", "Records rejected by the contract", one, registry=r)
@@ -59,9 +61,9 @@ class JobMetrics:
         self.slo_objective = Gauge("errorcount_slo_objective", "SLO_OBJECTIVE: the share of lines that may not be "
                                    "errors (the burn-rate alerts' objective)", one, registry=r)
         self.slo_objective.labels(job).set(slo_objective)
-        for series in (self.counted_through, self.batches, self.records, self.error_lines, self.lines, self.rejected,
-                       self.dead_letters, self.commit_retries, self.query_restarts, self.mirror_failures, self.batch_seconds,
-                       self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit, self.overflow_lines):
+        for series in (self.counted_through, self.batches, self.records, self.log_records, self.error_lines, self.lines,
+                       self.rejected, self.dead_letters, self.commit_retries, self.query_restarts, self.mirror_failures,
+                       self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit, self.overflow_lines):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
 
     def serve(self, host: str, port: int) -> None:
@@ -74,10 +76,11 @@ class JobMetrics:
         log.info("metrics: serving Prometheus metrics on http://%s:%d/metrics", host, port)
 
     def committed(self, *, records: int, errors: int, rejected: int, dead_letters: int, offsets: Position,
-                  batch_s: float, commit_s: float, now_s: float, lines: int = 0) -> None:
+                  batch_s: float, commit_s: float, now_s: float, lines: int = 0, log_records: int | None = None) -> None:
         j = self.job
         self.batches.labels(j).inc()
         self.records.labels(j).inc(records)
+        self.log_records.labels(j).inc(records if log_records is None else log_records)
         self.error_lines.labels(j).inc(errors)
         self.lines.labels(j).inc(lines)
         self.rejected.labels(j).inc(rejected)

@@ -25,10 +25,18 @@ def _summary_columns() -> tuple[Column, Column, list[Column]]:
     that name's first bytes, the same for every row, and each comparison compared whole rows,
     series strings included (docs/performance.md, "Counting by dimension")."""
     return F.xxhash64(*KEYS).alias("group_hash"), F.when(F.col("is_error"), F.col("minute")), [
-        F.count(F.lit(1)).alias("records"), F.count_if("is_error").alias("errors"), F.count("reject_reason").alias("rejected"),
+        F.count_if("is_error").alias("errors"), F.count("reject_reason").alias("rejected"),
         F.min("offset").alias("min_offset"), F.max("offset").alias("max_offset"),
         F.min_by("reject_reason", "offset").alias("reject_reason"),
         F.min_by("raw_value", "offset").alias("raw_value")]
+
+
+@once_per_app
+def _record_counts() -> tuple[list[Column], list[Column]]:
+    """records and log_records: each row is a record and a log record, except with LOG_FORMAT=otlp
+    (classify_lines_df's first and log_record). The same count twice is computed once."""
+    return ([F.count(F.lit(1)).alias("records"), F.count(F.lit(1)).alias("log_records")],
+            [F.count_if("first").alias("records"), F.count_if("log_record").alias("log_records")])
 
 
 def dead_letter_slots(limit: int, partitions: int) -> int:
@@ -42,9 +50,10 @@ def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | Non
     """In: classify_lines_df output (topic, partition, offset, minute, is_error, reject_reason, raw_value, series).
     Out: topic, partition, minute (epoch minute of every line with `every_line` (COUNT_LINES), else
     of ERROR lines only; null for rejects), series (its GROUP_BY values, else null), dead_slot,
-    records, errors (the ERROR lines among them), rejected, min_offset, max_offset, reject_reason,
+    records (Kafka records), log_records (the log records in them: as many but for LOG_FORMAT=otlp),
+    errors (the ERROR lines among them), rejected, min_offset, max_offset, reject_reason,
     raw_value, and newest_ms (the newest Kafka timestamp, epoch ms) when the input has a timestamp.
-    A group with a minute holds lines only: its records are its lines.
+    A group with a minute holds lines only: its log records are its lines.
 
     Rejected rows group by dead_slot = offset mod `slots`: each such group is a dead letter, its
     lowest offset (min_offset) with that row's reason and raw value. With slots 0, dead_slot,
@@ -65,8 +74,10 @@ def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | Non
         counted = F.col("minute").isNotNull() if every_line else F.col("is_error")
         keys["partition"] = F.when(counted & _inside(bounds), F.lit(None)).otherwise(F.col("partition"))
     if not slots:  # no dead letters (DEAD_LETTER_LIMIT=0): skip picking each group's first reject
-        aggregates = aggregates[:5] + [F.lit(None).cast("string").alias("reject_reason"),
+        aggregates = aggregates[:4] + [F.lit(None).cast("string").alias("reject_reason"),
                                        F.lit(None).cast("binary").alias("raw_value")]
+    plain, otlp = _record_counts()
+    aggregates = (otlp if "first" in classified.columns else plain) + aggregates
     newest = _newest() if "timestamp" in classified.columns else []
     return (classified.withColumns(keys).groupBy(group_hash, *KEYS).agg(*aggregates, *newest)
             .select(*[name for name in FIELDS if newest or name != "newest_ms"]))

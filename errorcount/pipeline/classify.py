@@ -27,8 +27,10 @@ from errorcount.config.settings import CLASSIFIER_SETTINGS
 from errorcount.pipeline.columns import PerApp, select_stages
 
 CLASSIFIER_CLASS = "ClassifyLine"  # package errorcount, in .local/java/errorcount-classify.jar (make java)
+OTLP_CLASS = "ClassifyOtlp"        # LOG_FORMAT=otlp: an outcome per log record of a request (an array)
 CLASSIFIER_UDF = "errorcount_classify"  # + the contract's digest: one SQL function per contract
 RAW_PREFIX_BYTES = 1024  # how much of a rejected value the dead-letter table keeps
+WHOLE_RECORD_REASONS = ("null_value", "bad_otlp")  # otlp: rejects of a whole record, not of a log record in it
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,15 @@ class Contract:
         return self["COUNT_LINES"] == "true"
 
     @property
+    def otlp(self) -> bool:
+        """LOG_FORMAT=otlp: a record is a request of log records, each with its own outcome."""
+        return self["LOG_FORMAT"] == "otlp"
+
+    @property
+    def java_class(self) -> str:
+        return OTLP_CLASS if self.otlp else CLASSIFIER_CLASS
+
+    @property
     def function(self) -> str:
         """The SQL function of this contract's classifier. One name per contract: a plan built for
         one contract can never run another's classifier, whatever else was registered."""
@@ -108,7 +119,7 @@ def register_classifier(spark: SparkSession, contract: Contract) -> str:
     and the YARN package pass it with --jars)."""
     def register() -> str:
         jvm = session.jvm(spark)
-        java_class = getattr(jvm.errorcount, CLASSIFIER_CLASS)
+        java_class = getattr(jvm.errorcount, contract.java_class)
         returns = jvm.org.apache.spark.sql.types.DataType.fromDDL(java_class.returnType())
         spark._jsparkSession.udf().register(contract.function, java_class(contract.to_java(jvm)), returns)
         return contract.function
@@ -121,7 +132,12 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     reject_reason (string or null), raw_value (binary: a rejected value's first KiB, else null),
     series (a line's GROUP_BY values joined by dimensions.SEPARATOR: every line's with COUNT_LINES,
     else an ERROR line's; null for rejects and without GROUP_BY), and timestamp (the Kafka record's) when the input has it.
-    minute is null exactly when reject_reason is not. Classified under `contract` only."""
+    minute is null exactly when reject_reason is not. Classified under `contract` only.
+
+    LOG_FORMAT=otlp: a row per log record (a request that cannot be decoded: one reject row; one
+    without log records: one row that is neither line nor reject, minute and reject_reason null),
+    with two more columns: first (the first row of its Kafka record: the records are counted by
+    it) and log_record (the row is a log record, counted or rejected, not a whole request)."""
     spark = df.sparkSession
     function = register_classifier(spark, contract)
     timed = "timestamp" in df.columns  # the Kafka record's time, for the lag (errorcount/observe/lag.py)
@@ -129,30 +145,41 @@ def classify_lines_df(df: DataFrame, contract: Contract) -> DataFrame:
     def build() -> list[list]:
         # Built once per application and contract: a Column is an unbound expression tree, and
         # building one costs a py4j round trip per node (errorcount/pipeline/columns.py).
-        stages = classify_stages(function, outcomes(spark), contract.by_topic, contract.every_line)
+        stages = classify_stages(function, outcomes(spark), contract.by_topic, contract.every_line, contract.otlp)
         return [[*columns, "timestamp"] for columns in stages] if timed else stages
     return select_stages(df, _per_app.get(("stages", function, timed), build))
 
 
-def classify_stages(function: str, codes: Outcomes, by_topic: bool = False, every_line: bool = False) -> list[list]:
+def classify_stages(function: str, codes: Outcomes, by_topic: bool = False, every_line: bool = False,
+                    otlp: bool = False) -> list[list]:
     """The classifier's struct (ClassifyLine.RETURN_TYPE) computed once, then read field by field.
     `by_topic`: a line's series ends with its topic (GROUP_BY names `topic`): every line's with
-    `every_line` (COUNT_LINES), else an ERROR line's, as the classifier's own series."""
+    `every_line` (COUNT_LINES), else an ERROR line's, as the classifier's own series. `otlp`: the
+    classifier returns an array of those structs (ClassifyOtlp), exploded, an empty one kept as a
+    row of nulls so that its record is still counted."""
     code = F.col("packed").bitwiseAND((1 << codes.code_bits) - 1)
     rejected = (code != codes.valid) & (code != codes.error)
     series = F.col("series")
     if by_topic:  # concat_ws skips the classifier's null series when topic is the only dimension
         series = F.when(~rejected if every_line else code == codes.error, F.concat_ws(dimensions.SEPARATOR, "series",
                                                           F.substring("topic", 1, dimensions.VALUE_BYTES)))
-    return [["topic", "partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")],
-            ["topic", "partition", "offset", "value", F.col("classified").getField("packed").alias("packed"),
-             F.col("classified").getField("series").alias("series")],
+    counts: list = []  # otlp: first, log_record
+    stages = [["topic", "partition", "offset", "value", F.call_function(function, F.col("value")).alias("classified")]]
+    if otlp:
+        stages.append(["topic", "partition", "offset", "value", F.posexplode_outer("classified").alias("at", "classified")])
+        whole = [number for number, reason in codes.reasons.items() if reason in WHOLE_RECORD_REASONS]
+        counts = [F.coalesce(F.col("at") == 0, F.lit(True)).alias("first"),
+                  (F.col("packed").isNotNull() & ~code.isin(*whole)).alias("log_record")]
+    stages.append(["topic", "partition", "offset", "value", *(["at"] if otlp else []),
+                   F.col("classified").getField("packed").alias("packed"),
+                   F.col("classified").getField("series").alias("series")])
+    return [*stages,
             ["topic", "partition", "offset",
              F.when(~rejected, F.shiftright("packed", codes.code_bits)).alias("minute"),
              (code == codes.error).alias("is_error"),
              reject_reason_of(code, codes.reasons).alias("reject_reason"),
              F.when(rejected, F.substring("value", 1, RAW_PREFIX_BYTES)).alias("raw_value"),
-             series.alias("series")]]
+             series.alias("series"), *counts]]
 
 
 def reject_reason_of(code: Column, reasons: dict[int, str]) -> Column:

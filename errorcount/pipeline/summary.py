@@ -26,18 +26,26 @@ class BatchSummary:
     dead_letters: tuple[DeadLetter, ...] = ()
     newest_ms: int | None = None  # the newest Kafka record timestamp (epoch ms), when the rows carry it
     series_counts: dict[tuple[int, str], int] = field(default_factory=dict)  # (minute, series): ERROR lines, GROUP_BY
-    per_topic: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # topic: (records, errors, rejected)
+    # topic: (records, errors, rejected, log_records): Kafka records, ERROR lines and rejects among
+    # their log records, and the log records (as many as records but for LOG_FORMAT=otlp)
+    per_topic: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
     # COUNT_LINES: every line (error or not, rejects not) per minute, and per (minute, series) with
     # GROUP_BY; a minute or series with lines and no ERROR line is in minute_counts/series_counts
     # with 0. Empty without COUNT_LINES.
     minute_lines: dict[int, int] = field(default_factory=dict)
     series_lines: dict[tuple[int, str], int] = field(default_factory=dict)
+    log_records: int | None = None  # the log records in `records` (None: as many, one per record)
+
+    @property
+    def records_logged(self) -> int:
+        """The log records: `records` but for LOG_FORMAT=otlp, whose records hold many (or none)."""
+        return self.records if self.log_records is None else self.log_records
 
 
 # batch_summary_df's columns, in its order (it selects them from here; newest_ms only when the
 # input has timestamps): summarize() unpacks rows in this order without a per-field lookup
-FIELDS = ("topic", "partition", "minute", "series", "dead_slot", "records", "errors", "rejected", "min_offset", "max_offset",
-          "reject_reason", "raw_value", "newest_ms")
+FIELDS = ("topic", "partition", "minute", "series", "dead_slot", "records", "log_records", "errors", "rejected", "min_offset",
+          "max_offset", "reject_reason", "raw_value", "newest_ms")
 
 
 def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_line: bool = False) -> BatchSummary:
@@ -51,47 +59,51 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
     series_counts: dict[tuple[int, str], int] = {}
     minute_lines: dict[int, int] = {}
     series_lines: dict[tuple[int, str], int] = {}
-    partitions: dict[tuple[str, int | None], list[int]] = {}  # (topic, partition): [records, errors, rejected, low, high]
+    # (topic, partition): [records, errors, rejected, low offset, high offset, log records]
+    partitions: dict[tuple[str, int | None], list[int]] = {}
     dead_letters: list[DeadLetter] = []
     newest_ms: int | None = None
     values: Callable[[Any], tuple] | None = None
     for row in rows:
         values = values or reader(row)
-        topic, partition, minute, series, slot, count, errors, rejects, low, high, reason, raw, newest = values(row)
+        topic, partition, minute, series, slot, count, logged, errors, rejects, low, high, reason, raw, newest = values(row)
+        logged = count if logged is None else logged  # rows without the column: one log record per record
         seen = partitions.get((topic, partition))
         if seen is None:
-            seen = partitions[topic, partition] = [0, 0, 0, low, high]
+            seen = partitions[topic, partition] = [0, 0, 0, low, high, 0]
         seen[0] += count
         seen[2] += rejects
+        seen[5] += logged
         if low < seen[3]:
             seen[3] = low
         if high > seen[4]:
             seen[4] = high
-        if minute is not None:  # a group of lines: `count` lines, `errors` of them ERROR lines
+        if minute is not None:  # a group of lines: `logged` lines, `errors` of them ERROR lines
             seen[1] += errors
             minute_counts[minute] = minute_counts.get(minute, 0) + errors
             if every_line:
-                minute_lines[minute] = minute_lines.get(minute, 0) + count
+                minute_lines[minute] = minute_lines.get(minute, 0) + logged
             if series is not None:
                 series_counts[minute, series] = series_counts.get((minute, series), 0) + errors
                 if every_line:
-                    series_lines[minute, series] = series_lines.get((minute, series), 0) + count
+                    series_lines[minute, series] = series_lines.get((minute, series), 0) + logged
         elif slot is not None:
             dead_letters.append((topic, partition, low, reason, None if raw is None else bytes(raw)))
         if newest is not None and (newest_ms is None or newest > newest_ms):
             newest_ms = newest
-    per_topic: dict[str, tuple[int, int, int]] = {}
-    for (topic, _partition), (records, errors, rejected, _low, _high) in partitions.items():
-        topic_records, topic_errors, topic_rejected = per_topic.get(topic, (0, 0, 0))
-        per_topic[topic] = (topic_records + records, topic_errors + errors, topic_rejected + rejected)
+    per_topic: dict[str, tuple[int, int, int, int]] = {}
+    for (topic, _partition), (records, errors, rejected, _low, _high, logged) in partitions.items():
+        was = per_topic.get(topic, (0, 0, 0, 0))
+        per_topic[topic] = (was[0] + records, was[1] + errors, was[2] + rejected, was[3] + logged)
     # partition None: ERROR rows inside the batch's planned offsets (aggregate.batch_summary_df's
     # bounds), counted across partitions; they bound no partition's range
     ranges = {TopicPartition(topic, partition): (seen[3], seen[4]) for (topic, partition), seen in partitions.items()
               if partition is not None}
     kept = tuple(sorted(dead_letters, key=lambda letter: letter[:3])[:dead_letter_limit])
-    return BatchSummary(sum(t[0] for t in per_topic.values()), sum(t[1] for t in per_topic.values()),
-                        sum(t[2] for t in per_topic.values()), minute_counts, ranges, kept, newest_ms, series_counts,
-                        per_topic, minute_lines, series_lines)
+    records, logged = sum(t[0] for t in per_topic.values()), sum(t[3] for t in per_topic.values())
+    return BatchSummary(records, sum(t[1] for t in per_topic.values()), sum(t[2] for t in per_topic.values()), minute_counts,
+                        ranges, kept, newest_ms, series_counts, per_topic, minute_lines, series_lines,
+                        None if logged == records else logged)
 
 
 def reader(row: Any) -> Callable[[Any], Any]:
@@ -106,6 +118,8 @@ def reader(row: Any) -> Callable[[Any], Any]:
 
 
 def every_dead_letter(rows: Iterable[Any]) -> tuple[DeadLetter, ...]:
-    """rejected_rows_df rows as dead letters (topic, partition, offset, reason, raw value), in order."""
-    return tuple(sorted((row["topic"], row["partition"], row["offset"], row["reject_reason"],
-                         None if row["raw_value"] is None else bytes(row["raw_value"])) for row in rows))
+    """rejected_rows_df rows as dead letters (topic, partition, offset, reason, raw value), in
+    order, one per record (an OTLP request's rejected log records share theirs: its first reason)."""
+    letters = sorted((row["topic"], row["partition"], row["offset"], row["reject_reason"],
+                      None if row["raw_value"] is None else bytes(row["raw_value"])) for row in rows)
+    return tuple(letter for i, letter in enumerate(letters) if i == 0 or letter[:3] != letters[i - 1][:3])

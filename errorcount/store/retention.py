@@ -29,10 +29,11 @@ IDLE_SECONDS = 3600  # between passes once nothing is left to do
 SELECT_CUTOFF = "SELECT CURRENT_TIMESTAMP(3) - INTERVAL %s DAY"  # the session runs in UTC
 # In id order from where the last pass stopped, by the (job, topic, id) key: oldest rows first,
 # and a pass never scans the young rows it leaves alone.
-SELECT_LEDGER = ("SELECT id, epoch, committed_at, records, error_lines, rejected, batches, offsets_before "
+SELECT_LEDGER = ("SELECT id, epoch, committed_at, records, error_lines, rejected, batches, offsets_before, "
+                 "COALESCE(log_records, records) "
                  "FROM ingest_batches WHERE job = %s AND topic = %s AND id >= %s ORDER BY id LIMIT %s")
 UPDATE_MERGED = ("UPDATE ingest_batches SET records = %s, error_lines = %s, rejected = %s, batches = %s, "
-                 "offsets_before = %s WHERE id = %s AND job = %s AND topic = %s")
+                 "offsets_before = %s, log_records = %s WHERE id = %s AND job = %s AND topic = %s")
 # Between the first and the kept row of a group there are only that group's rows of this job
 # and topic: the group is a run of consecutive ids of that (job, topic) read in id order.
 DELETE_MERGED = "DELETE FROM ingest_batches WHERE job = %s AND topic = %s AND id >= %s AND id < %s"
@@ -56,6 +57,7 @@ class LedgerRow:
     rejected: int
     batches: int
     offsets_before: str
+    log_records: int | None = None  # None: as many as records (rows stored before the column)
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,8 @@ def merge_of(run: Sequence[LedgerRow]) -> Merge:
     last = run[-1]
     return Merge(run[0].id, LedgerRow(last.id, last.epoch, last.committed_at, sum(r.records for r in run),
                                       sum(r.error_lines for r in run), sum(r.rejected for r in run),
-                                      sum(r.batches for r in run), run[0].offsets_before))
+                                      sum(r.batches for r in run), run[0].offsets_before,
+                                      sum(r.records if r.log_records is None else r.log_records for r in run)))
 
 
 def check_ready(job_store: "store.Store", retention: "Retention") -> None:
@@ -164,7 +167,7 @@ def merge_ledger(cursor, job: str, topic: str, days: int, from_id: int, limit: i
     for merge in plan.merges:
         kept = merge.merged
         cursor.execute(UPDATE_MERGED, (kept.records, kept.error_lines, kept.rejected, kept.batches,
-                                       kept.offsets_before, kept.id, job, topic))
+                                       kept.offsets_before, kept.log_records, kept.id, job, topic))
         removed += cursor.execute(DELETE_MERGED, (job, topic, merge.first_id, kept.id))
     return cutoff, len(rows), plan, removed
 

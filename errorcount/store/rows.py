@@ -52,15 +52,16 @@ def as_row(next_offset: int, topic_id: str | None, seen_end) -> Row:
 def ledger_rows(job: str, epoch: int, batch: BatchSummary, before: Position, after: Position,
                 series: tuple[int, int]) -> list[tuple]:
     """The batch's ledger rows: one per topic whose offsets it moved, with that topic's records,
-    ERROR lines and rejects, and its offsets before and after ({"partition": next offset}). The
+    log records, ERROR lines and rejects, and its offsets before and after ({"partition": next offset}). The
     series' figures (new series, overflow lines: the job's, not a topic's) are on the first row."""
     moved = sorted({tp.topic for tp, o in after.items() if before.get(tp) != o})
     # A batch of one topic has its totals (a summary made outside summarize() may lack per_topic).
-    per_topic = batch.per_topic or ({moved[0]: (batch.records, batch.errors, batch.rejected)} if len(moved) == 1 else {})
+    per_topic = batch.per_topic or ({moved[0]: (batch.records, batch.errors, batch.rejected, batch.records_logged)}
+                                    if len(moved) == 1 else {})
     rows = []
     for number, topic in enumerate(moved):
-        records, errors, rejected = per_topic.get(topic, (0, 0, 0))
-        rows.append((job, topic, epoch, records, errors, rejected, *(series if number == 0 else (0, 0)),
+        records, errors, rejected, logged = per_topic.get(topic, (0, 0, 0, 0))
+        rows.append((job, topic, epoch, records, logged, errors, rejected, *(series if number == 0 else (0, 0)),
                      as_json(offsets.in_topic(before, topic)), as_json(offsets.in_topic(after, topic))))
     return rows
 

@@ -75,8 +75,8 @@ SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job
 # A dead letter seen again (a batch re-read after a crash) keeps its first row.
 INSERT_REJECTED = ("INSERT INTO rejected_lines (job, topic, kafka_partition, kafka_offset, reason, raw_value) "
                    "VALUES (%s, %s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
-INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, new_series, overflow_lines, "
-                 "offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, log_records, error_lines, rejected, new_series, "
+                 "overflow_lines, offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
 INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, kind, reason, epoch) "
                   "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
 REASON_CHARS = 2000  # skipped_offsets.reason is TEXT (65535 bytes): 2000 characters of utf8mb4 always fit

@@ -18,12 +18,12 @@ OTHER = "(other values)"
 
 
 def dimension_of(by: str, group_by: str) -> str:
-    """The dimension BY names: as written (level, field:service.name), or a JSON field's name
-    alone (service.name) when that is not a built-in dimension. Empty BY: GROUP_BY's first."""
+    """The dimension BY names: as written (level, field:service.name, resource:service.name), or
+    a JSON field's name alone (service.name) when that is no dimension. Empty BY: GROUP_BY's first."""
     by = by.strip()
     if not by:
         return dimensions.names(group_by)[0] if group_by else ""
-    return by if by in dimensions.BUILTIN or by.startswith(dimensions.FIELD) else dimensions.FIELD + by
+    return by if dimensions.is_dimension(by) else dimensions.FIELD + by
 
 
 def read(conn, job: str, dimension: str, since: datetime, until: datetime) -> dict[str, dict[datetime, int]]:

@@ -15,8 +15,9 @@ final class Grouping implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
     static final int LEVEL = 0, STATUS = 1, METHOD = 2, TARGET = 3, BUILTINS = 4;
     static final char SEPARATOR = '\u001f';
-    private static final int PATH = 4, FIELD = 5;
-    private static final String[] NAMES = {"level", "status", "method", null, "path"};
+    private static final int PATH = 4, FIELD = 5, RESOURCE = 6, SCOPE_NAME = 7, ATTRIBUTE = 8, SEVERITY = 9;
+    private static final String[] NAMES = {"level", "status", "method", null, "path", null, null, "scope:name", null, "severity"};
+    private static final String[] PREFIXES = {null, null, null, null, null, "field:", "resource:", null, "attr:", null};
 
     private final int[] kinds;
     private final byte[][] fields;  // the field name of a FIELD dimension
@@ -29,9 +30,10 @@ final class Grouping implements java.io.Serializable {
         this.fields = new byte[names.length][];
         for (int i = 0; i < names.length; i++) {
             String name = names[i].trim();
-            if (name.startsWith("field:")) {
-                kinds[i] = FIELD;
-                fields[i] = name.substring(6).getBytes(StandardCharsets.UTF_8);
+            int prefixed = prefixed(name);
+            if (prefixed >= 0) {
+                kinds[i] = prefixed;
+                fields[i] = name.substring(PREFIXES[prefixed].length()).getBytes(StandardCharsets.UTF_8);
             } else {
                 kinds[i] = java.util.Arrays.asList(NAMES).indexOf(name);
                 if (kinds[i] < 0) {
@@ -42,13 +44,61 @@ final class Grouping implements java.io.Serializable {
         this.pathDepth = settings.number("PATH_DEPTH");
     }
 
+    private static int prefixed(String name) {
+        for (int kind = 0; kind < PREFIXES.length; kind++) {
+            if (PREFIXES[kind] != null && name.startsWith(PREFIXES[kind])) {
+                return kind;
+            }
+        }
+        return -1;
+    }
+
     boolean isEmpty() {
         return kinds.length == 0;
     }
 
-    /** Per dimension, the JSON field a {@code field:} one names (UTF-8), null for a builtin one. */
+    /** Per dimension, the JSON field a {@code field:} one names (UTF-8), null for any other. */
     byte[][] fieldNames() {
-        return fields.clone();
+        return named(FIELD);
+    }
+
+    /** What an OTLP request is read for: the resource: and attr: keys, the index of scope:name. */
+    OtlpProto.Wanted otlpWanted() {
+        int scopeName = -1;
+        for (int i = 0; i < kinds.length; i++) {
+            scopeName = kinds[i] == SCOPE_NAME ? i : scopeName;
+        }
+        return new OtlpProto.Wanted(named(RESOURCE), named(ATTRIBUTE), scopeName);
+    }
+
+    /** Per dimension, the name after the prefix of a dimension of `kind`, null for any other. */
+    private byte[][] named(int kind) {
+        byte[][] names = new byte[kinds.length][];
+        for (int i = 0; i < kinds.length; i++) {
+            names[i] = kinds[i] == kind ? fields[i] : null;
+        }
+        return names;
+    }
+
+    /**
+     * The series of an OTLP log record: `level` (its severity's level name), its severity text
+     * b[textFrom, textTo), and the resource:, scope:name and attr: values read (OtlpValues).
+     */
+    UTF8String otlpSeries(byte[] level, byte[] b, int textFrom, int textTo, OtlpValues values) {
+        SeriesBuffer out = new SeriesBuffer();
+        for (int i = 0; i < kinds.length; i++) {
+            if (i > 0) {
+                out.write((byte) SEPARATOR);
+            }
+            if (kinds[i] == LEVEL) {
+                Label.append(out, level);
+            } else if (kinds[i] == SEVERITY) {
+                Label.append(out, b, textFrom, textTo);
+            } else {
+                values.appendLabel(out, i);  // resource:, scope:name, attr: (Python offers no other for otlp)
+            }
+        }
+        return out.toUtf8String();
     }
 
     /**

@@ -20,10 +20,12 @@ final class Outcome {
     static final int BAD_STATUS = 9;
     static final int BAD_JSON = 10;
     static final int BAD_MESSAGE = 11;
+    static final int BAD_OTLP = 12;
     static final int CODE_BITS = 4;
     /** The reject reason of each code, as the dead-letter table stores it; VALID and ERROR have none. */
     static final String[] REASONS = {null, null, "null_value", "empty_line", "bad_timestamp", "bad_level",
-        "impossible_date", "minute_out_of_range", "bad_access_line", "bad_status", "bad_json", "bad_message"};
+        "impossible_date", "minute_out_of_range", "bad_access_line", "bad_status", "bad_json", "bad_message",
+        "bad_otlp"};
 
     // 1000-01-01 00:00 and 9999-12-31 23:59 (the range of MySQL's DATETIME) as epoch minutes.
     static final long MIN_MINUTE = Calendar.epochDay(1000, 1, 1) * 1440;

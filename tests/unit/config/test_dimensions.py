@@ -146,15 +146,23 @@ def test_the_classifier_and_the_python_dimensions_agree(spark, name, contract):
 def test_group_by_is_checked_against_the_format():
     assert Contract.with_settings(LOG_FORMAT="access", GROUP_BY=" status , path")["GROUP_BY"] == "path,status"
     assert Contract.with_settings(LOG_FORMAT="json", GROUP_BY="level,field:a.b")["GROUP_BY"] == "field:a.b,level"
+    assert (Contract.with_settings(LOG_FORMAT="otlp", GROUP_BY="severity,resource:service.name,attr:http.route,scope:name,"
+                                   "level,topic")["GROUP_BY"]
+            == "attr:http.route,level,resource:service.name,scope:name,severity,topic")
     for settings, says in [({"LOG_FORMAT": "access", "GROUP_BY": "level"}, "not a dimension of LOG_FORMAT=access"),
-                           ({"LOG_FORMAT": "app", "GROUP_BY": "field:x"}, "reads a JSON field"),
+                           ({"LOG_FORMAT": "app", "GROUP_BY": "field:x"}, "reads a field value"),
                            ({"LOG_FORMAT": "app", "GROUP_BY": "service"}, "'service' is no dimension"),
                            ({"LOG_FORMAT": "json", "GROUP_BY": "status"}, "offered: level, field:<dotted.path>"),
                            ({"LOG_FORMAT": "json", "JSON_STATUS_FIELD": "s", "GROUP_BY": "level"}, "offered: status, field"),
                            ({"LOG_FORMAT": "json", "JSON_MESSAGE_FIELD": "m", "MESSAGE_FORMAT": "access",
                              "GROUP_BY": "path,level"}, "with MESSAGE_FORMAT=access"),
                            ({"LOG_FORMAT": "app", "GROUP_BY": "level,level"}, "names level twice"),
-                           ({"LOG_FORMAT": "json", "GROUP_BY": "field:"}, "must name a field"),
+                           ({"LOG_FORMAT": "json", "GROUP_BY": "field:"}, "must name a key"),
+                           ({"LOG_FORMAT": "otlp", "GROUP_BY": "field:x"}, "offered: level, scope:name, severity, resource"),
+                           ({"LOG_FORMAT": "json", "GROUP_BY": "resource:service.name"}, "reads a resource value"),
+                           ({"LOG_FORMAT": "app", "GROUP_BY": "severity"}, "'severity' is not a dimension of LOG_FORMAT=app"),
+                           ({"LOG_FORMAT": "otlp", "GROUP_BY": "attr: x"}, "must name a key"),
+                           ({"LOG_FORMAT": "otlp", "GROUP_BY": "status"}, "'status' is not a dimension of LOG_FORMAT=otlp"),
                            ({"LOG_FORMAT": "json", "GROUP_BY": ",".join(f"field:f{i}" for i in range(9))}, "at most 8")]:
         with pytest.raises(ConfigError, match=says):
             Contract.with_settings(**settings)

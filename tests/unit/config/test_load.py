@@ -124,7 +124,7 @@ def test_options_spark_manages_are_refused():
     ({"LOG_LEVEL": "loud"}, "LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR"),
     ({"TRIGGER_INTERVAL": "5s"}, "TRIGGER_INTERVAL"),
     ({"MAX_OFFSETS_PER_TRIGGER": "-1"}, "MAX_OFFSETS_PER_TRIGGER"),
-    ({"LOG_FORMAT": "xml"}, "LOG_FORMAT must be app, access or json"),
+    ({"LOG_FORMAT": "xml"}, "LOG_FORMAT must be app, access, json or otlp"),
     ({"ERROR_LEVELS": "ERROR,,FATAL"}, "ERROR_LEVELS must be comma-separated names, none empty"),
     ({"ERROR_LEVELS": " "}, "ERROR_LEVELS must be comma-separated names, none empty"),
     ({"ERROR_LEVELS": "ERROR,50"}, "ERROR_LEVELS must be ASCII letters for app lines"),

@@ -17,14 +17,20 @@ from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summari
 
 IN_SCHEMA = ("topic string, partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, "
              "series string")
-OUT_SCHEMA = ("topic string, partition int, minute long, series string, dead_slot long, records long, errors long, "
+OUT_SCHEMA = ("topic string, partition int, minute long, series string, dead_slot long, records long, log_records long, "
+              "errors long, "
               "rejected long, min_offset long, max_offset long, reject_reason string, raw_value binary")
 
 
 def errors_only(rows: list[tuple]) -> list[tuple]:
     """Expected rows of the ERROR-only grouping (COUNT_LINES=false), written without the errors
     column: a group with a minute holds ERROR lines only (errors = records), any other none."""
-    return [(*r[:6], r[5] if r[2] is not None else 0, *r[6:]) for r in rows]
+    return [(*r[:6], r[5], r[5] if r[2] is not None else 0, *r[6:]) for r in rows]
+
+
+def logged(rows: list[tuple]) -> list[tuple]:
+    """Expected rows written without the log_records column: one log record per record."""
+    return [(*r[:6], r[5], *r[6:]) for r in rows]
 
 
 def test_batch_summary_groups_errors_by_partition_and_minute(spark):
@@ -146,7 +152,8 @@ def row(partition, minute, records, rejected, low, high, slot=None, reason=None,
     """A summary row; `errors` defaults to the ERROR-only grouping's (all of a minute's records)."""
     errors = (records if minute is not None else 0) if errors is None else errors
     return Row(topic=topic, partition=partition, minute=minute, series=series, dead_slot=slot, records=records,
-               errors=errors, rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
+               log_records=records, errors=errors,
+               rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
 
 
 def test_summarize_adds_up_minutes_and_offset_ranges():
@@ -157,7 +164,7 @@ def test_summarize_adds_up_minutes_and_offset_ranges():
                                    ranges={TopicPartition("t", 0): (5, 20), TopicPartition("t", 1): (0, 15),
                                            TopicPartition("u", 0): (4, 4)},
                                    dead_letters=(("t", 1, 12, "bad_level", b"?"),),
-                                   per_topic={"t": (12, 7, 3), "u": (1, 1, 0)})
+                                   per_topic={"t": (12, 7, 3, 12), "u": (1, 1, 0, 1)})
 
 
 def test_summarize_adds_up_series_per_minute_across_partitions():
@@ -211,7 +218,7 @@ def test_with_count_lines_every_line_groups_by_its_minute_and_series_and_its_err
         ("t", 1, 100, "a", None, 1, 1, 0, 7, 7, None, None),
     ]
     actual = spark.createDataFrame(rows, IN_SCHEMA).transform(lambda df: batch_summary_df(df, every_line=True))
-    assert_df_equality(actual, spark.createDataFrame(expected, OUT_SCHEMA), ignore_row_order=True, ignore_nullable=True)
+    assert_df_equality(actual, spark.createDataFrame(logged(expected), OUT_SCHEMA), ignore_row_order=True, ignore_nullable=True)
     summary = summarize(actual.collect(), every_line=True)
     assert summary.minute_counts == {100: 2, 101: 0} and summary.minute_lines == {100: 4, 101: 1}
     assert summary.series_counts == {(100, "a"): 2, (100, "b"): 0, (101, "a"): 0}

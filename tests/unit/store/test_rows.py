@@ -23,18 +23,20 @@ def test_a_start_s_live_offsets_leave_given_up_rows_out():
 
 
 def test_ledger_rows_are_one_per_moved_topic_with_the_series_figures_on_the_first():
-    batch = BatchSummary(records=30, errors=4, rejected=2, per_topic={"a": (20, 3, 2), "b": (10, 1, 0)})
+    batch = BatchSummary(records=30, errors=4, rejected=2, per_topic={"a": (20, 3, 2, 50), "b": (10, 1, 0, 10)})
     before = {TP("a", 0): 10, TP("a", 1): 0, TP("b", 0): 5, TP("c", 0): 8}
     after = {TP("a", 0): 25, TP("a", 1): 5, TP("b", 0): 15, TP("c", 0): 8}  # c did not move
     assert ledger_rows("job", 3, batch, before, after, (2, 6)) == [
-        ("job", "a", 3, 20, 3, 2, 2, 6, '{"0": 10, "1": 0}', '{"0": 25, "1": 5}'),
-        ("job", "b", 3, 10, 1, 0, 0, 0, '{"0": 5}', '{"0": 15}')]
+        ("job", "a", 3, 20, 50, 3, 2, 2, 6, '{"0": 10, "1": 0}', '{"0": 25, "1": 5}'),
+        ("job", "b", 3, 10, 10, 1, 0, 0, 0, '{"0": 5}', '{"0": 15}')]
 
 
 def test_a_one_topic_batch_without_per_topic_figures_has_its_totals():
     batch = BatchSummary(records=12, errors=2, rejected=1)
     assert ledger_rows("job", 1, batch, {}, {TP("a", 0): 12}, (0, 0)) == [
-        ("job", "a", 1, 12, 2, 1, 0, 0, "{}", '{"0": 12}')]
+        ("job", "a", 1, 12, 12, 2, 1, 0, 0, "{}", '{"0": 12}')]
+    otlp = BatchSummary(records=12, errors=2, rejected=1, log_records=40)
+    assert ledger_rows("job", 1, otlp, {}, {TP("a", 0): 12}, (0, 0))[0][3:5] == (12, 40)
 
 
 def test_offsets_as_json_and_as_text():

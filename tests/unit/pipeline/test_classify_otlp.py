@@ -1,0 +1,187 @@
+"""The JVM's OTLP contract (java/errorcount/ClassifyOtlp.java) against the plain-Python one over the
+official opentelemetry-proto package (tests/oracles/pyotlp.py): generated export requests, the
+edges the contract names (times 0 and huge, every severity, empty resources, many scopes, unknown
+fields and groups, deep nesting) and mutations of them (truncations, stray bytes, random edits).
+DIFFERENTIAL_VALUES sets how many generated requests (make differential: many more)."""
+
+import os
+import random
+from collections import Counter
+
+from pyspark.sql import functions as F
+
+from errorcount.offsets import TopicPartition
+from errorcount.pipeline.aggregate import batch_summary_df
+from errorcount.pipeline.classify import Contract, classify_lines_df, outcomes, register_classifier
+from errorcount.pipeline.summary import summarize
+from tests.oracles.pyotlp import Otlp, Outcome, Record, request
+
+COUNT = int(os.environ.get("DIFFERENTIAL_VALUES", "3000")) // 10
+GROUPED = Contract.with_settings(LOG_FORMAT="otlp", GROUP_BY="resource:service.name,attr:http.route,scope:name,severity,"
+                                 "level,attr:n", COUNT_LINES="true", ERROR_LEVELS="ERROR,crit")
+PLAIN = Contract.with_settings(LOG_FORMAT="otlp", OTLP_ERROR_SEVERITY="21")
+MINUTE_NS = 60_000_000_000
+TIMES = [0, 1, MINUTE_NS - 1, MINUTE_NS, 1_714_557_600_123_456_789, 2**63 - 1, 2**63, 2**64 - 1]
+TEXTS = ["", "ERROR", "error", "Crit", "WARN", " ERROR", "é", "\x00x", "x" * 80]
+SERVICES = ["checkout", "", " pay ", "ünïcode", "a" * 70]
+
+
+def jvm_outcomes(spark, contract: Contract, values: list[bytes | None]) -> list[list[Outcome]]:
+    """The classifier's outcomes of each value, as the oracle states them."""
+    function = register_classifier(spark, contract)
+    codes = outcomes(spark)
+    df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "i long, value binary")
+    rows = sorted(df.select("i", F.call_function(function, "value").alias("o")).collect())
+    found = []
+    for row in rows:
+        mine = []
+        for packed, series in row["o"]:
+            code, minute = packed & ((1 << codes.code_bits) - 1), packed >> codes.code_bits
+            if code in codes.reasons:
+                mine.append(Outcome(codes.reasons[code]))
+            else:
+                mine.append(Outcome(None, minute, code == codes.error, series))
+        found.append(mine)
+    return found
+
+
+def generated(rng: random.Random, count: int) -> list[bytes]:
+    values = []
+    for _ in range(count):
+        resources = []
+        for _r in range(rng.choice([0, 1, 1, 2, 3])):
+            attributes = {k: v for k, v in [("service.name", rng.choice(SERVICES + [7, True, 1.5])), ("host", "h")]
+                          if rng.random() < 0.7}
+            scopes = [(rng.choice(["", "app", "lib\x01x"]), [record(rng) for _ in range(rng.choice([0, 1, 2, 5]))])
+                      for _s in range(rng.choice([0, 1, 2]))]
+            resources.append((attributes, scopes))
+        values.append(request(resources).SerializeToString())
+    return values
+
+
+def record(rng: random.Random) -> Record:
+    attributes = {k: v for k, v in [("http.route", rng.choice(["/a", "/b/c", "", b"raw", 12])), ("n", rng.randint(-5, 5))]
+                  if rng.random() < 0.6}
+    return Record(rng.choice(TIMES), rng.choice([0, 0, 1, 9, 13, 16, 17, 20, 21, 24, 25, 99, -3]), rng.choice(TEXTS),
+                  rng.choice(["", "a body", ["x", 1, {"k": [True, 2.5]}], {"msg": "m", "n": {"deep": [b"b"]}}]), attributes,
+                  rng.choice(TIMES))
+
+
+def mutated(rng: random.Random, values: list[bytes], count: int) -> list[bytes]:
+    stray = [b"\x00", b"\x08", b"\x0a", b"\x0b", b"\x0c", b"\x12", b"\x1a", b"\x80", b"\xff", b"\x7b", b"\x09", b"\x11"]
+    found = []
+    for _ in range(count):
+        value = rng.choice(values)
+        at = rng.randrange(len(value) + 1)
+        roll = rng.random()
+        if roll < 0.3:
+            found.append(value[:at])
+        elif roll < 0.6:
+            found.append(value[:at] + rng.choice(stray) + value[at:])
+        elif roll < 0.9:
+            found.append(value[:at] + bytes([rng.randrange(256)]) + value[at + 1:])
+        else:
+            found.append(bytes(rng.randrange(256) for _ in range(rng.randrange(40))))
+    return found
+
+
+def varint(n: int) -> bytes:
+    out = b""
+    while True:
+        low, n = n & 0x7F, n >> 7
+        if not n:
+            return out + bytes([low])
+        out += bytes([low | 0x80])
+
+
+def field(number: int, payload: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def edges() -> dict[str, bytes | None]:
+    """What the contract names: unknown fields and groups (skipped), wrong wire types, deep bodies."""
+    record = b"\x09" + (MINUTE_NS * 3).to_bytes(8, "little") + b"\x10\x11"
+    resource_logs = field(2, field(2, record))
+    group = varint(15 << 3 | 3) + b"\x08\x01" + varint(16 << 3 | 3) + varint(16 << 3 | 4) + varint(15 << 3 | 4)
+    cases: dict[str, bytes | None] = {
+        "null": None, "empty": b"", "empty resource": field(1, b""), "one record": field(1, resource_logs),
+        "unknown field": field(1, resource_logs) + field(99, b"junk"), "unknown group": group + field(1, resource_logs),
+        "group inside": field(1, group + resource_logs), "unmatched end": varint(15 << 3 | 4),
+        "open group": varint(15 << 3 | 3), "varint first": b"\x08\x01" + field(1, resource_logs),
+        "time as varint": field(1, field(2, field(2, b"\x08\x05" + b"\x09" + (5).to_bytes(8, "little")))),
+        "wire type 6": varint(1 << 3 | 6), "wire type 7": varint(1 << 3 | 7), "length past end": b"\x0a\x80\x80\x80\x80\x10",
+        "kvlist at 101": field(1, field(2, field(2, record + field(5, body(47, kvlist=True))))),
+    }
+    for depth in (46, 47, 48, 49):  # 4 + 2 x depth levels: 100 is protobuf's limit
+        cases[f"{depth} arrays"] = field(1, field(2, field(2, record + field(5, body(depth)))))
+    return cases
+
+
+def body(depth: int, kvlist: bool = False) -> bytes:
+    """An AnyValue nesting `depth` arrays (then a map, 3 levels more, with `kvlist`)."""
+    value = field(1, b"x")
+    if kvlist:
+        value = field(6, field(1, field(1, b"k") + field(2, value)))
+    for _ in range(depth):
+        value = field(5, field(1, value))
+    return value
+
+
+def agree(spark, contract: Contract, values: list[bytes | None]) -> None:
+    oracle = Otlp(contract)
+    got = jvm_outcomes(spark, contract, values)
+    disagree = [(v, g, w) for v, g, w in zip(values, got, (oracle.outcomes(v) for v in values), strict=True) if g != w]
+    assert disagree == [], f"{len(disagree)} of {len(values)} disagree, e.g. {disagree[:2]}"
+
+
+def test_generated_requests_and_their_mutations_agree_with_the_official_decoder(spark):
+    rng = random.Random(45)
+    values = generated(rng, COUNT)
+    values += mutated(rng, values, COUNT * 3)
+    for contract in (GROUPED, PLAIN):
+        agree(spark, contract, values)
+    counted = [o for v in values for o in Otlp(GROUPED).outcomes(v)]
+    reasons = {o.reason for o in counted}
+    assert {None, "bad_otlp", "bad_timestamp"} <= reasons  # each path was taken
+    assert sum(o.error for o in counted) > len(values) // 10
+
+
+def test_the_edges_agree_with_the_official_decoder(spark):
+    cases = edges()
+    agree(spark, GROUPED, list(cases.values()))
+    reasons = {name: [o.reason for o in Otlp(GROUPED).outcomes(value)] for name, value in cases.items()}
+    assert reasons["48 arrays"] == [None] and reasons["49 arrays"] == reasons["kvlist at 101"] == ["bad_otlp"]
+    assert reasons["unknown group"] == reasons["group inside"] == reasons["varint first"] == [None]
+    assert reasons["empty"] == reasons["empty resource"] == []
+
+
+def test_a_request_holds_many_log_records_with_their_own_minutes_and_labels():
+    assert Otlp(GROUPED).outcomes(request([({"service.name": "pay"}, [("s", [
+        Record(MINUTE_NS * 2 + 5, 17, "", attributes={"http.route": "/x"}), Record(0, 9, "", observed_ns=MINUTE_NS),
+        Record(0, 0, "crit")])])]).SerializeToString()) == [
+        Outcome(None, 2, True, "/x\x1f\x1fERROR\x1fpay\x1fs\x1f"), Outcome(None, 1, False, "\x1f\x1fINFO\x1fpay\x1fs\x1f"),
+        Outcome("bad_timestamp")]
+
+
+def test_a_batch_counts_records_log_records_lines_errors_and_rejects_as_the_oracle_does(spark):
+    """The plan (classify_lines_df's explode, batch_summary_df, summarize) on requests, against
+    totals added up here from the oracle's outcomes per log record."""
+    rng = random.Random(7)
+    values = generated(rng, 200) + [None, b"\xff", request([]).SerializeToString()]
+    values += mutated(rng, values, 100)
+    df = spark.createDataFrame([("otlp", i % 3, i, v) for i, v in enumerate(values)],
+                               "topic string, partition int, offset long, value binary")
+    summary = summarize(batch_summary_df(classify_lines_df(df, GROUPED), 10, every_line=True).collect(), every_line=True)
+    found = [Otlp(GROUPED).outcomes(v) for v in values]
+    logged = [o for outcomes_of in found for o in outcomes_of if o.reason not in ("bad_otlp", "null_value")]
+    lines, errors, series = Counter(), Counter(), Counter()
+    for o in (o for outcomes_of in found for o in outcomes_of if o.reason is None):
+        lines[o.minute] += 1
+        errors[o.minute] += o.error
+        series[o.minute, o.series] += 1
+    assert summary.records == len(values) and summary.records_logged == len(logged)
+    assert summary.rejected == sum(o.reason is not None for outcomes_of in found for o in outcomes_of)
+    assert summary.minute_lines == dict(lines) and summary.minute_counts == dict(errors)
+    assert summary.series_lines == dict(series) and summary.errors == sum(errors.values())
+    assert summary.ranges == {TopicPartition("otlp", p): (p, max(i for i in range(len(values)) if i % 3 == p)) for p in range(3)}
+    assert len({letter[:3] for letter in summary.dead_letters}) == len(summary.dead_letters) > 0
