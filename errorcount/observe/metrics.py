@@ -63,7 +63,8 @@ class JobMetrics:
         self.slo_objective.labels(job).set(slo_objective)
         for series in (self.counted_through, self.batches, self.records, self.log_records, self.error_lines, self.lines,
                        self.rejected, self.dead_letters, self.commit_retries, self.query_restarts, self.mirror_failures,
-                       self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit, self.overflow_lines):
+                       self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit,
+                       self.overflow_lines):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
 
     def serve(self, host: str, port: int) -> None:
