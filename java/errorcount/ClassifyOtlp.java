@@ -57,13 +57,14 @@ public final class ClassifyOtlp implements UDF1<byte[], List<Row>> {
             return outcomes;
         }
         OtlpValues values = new OtlpValues(wanted.resource.length);
-        OtlpProto.Sink sink = (time, observed, severity, textFrom, textTo, found) -> {
-            long packed = outcome(time, observed, severity, value, textFrom, textTo);
+        OtlpProto.Sink sink = (time, observed, severity, text, textFrom, textTo, found) -> {
+            long packed = outcome(time, observed, severity, text, textFrom, textTo);
             boolean labelled = !grouping.isEmpty() && (everyLine ? Outcome.isLine(packed) : Outcome.isError(packed));
             outcomes.add(RowFactory.create(packed, labelled
-                    ? grouping.otlpSeries(level(severity, value, textFrom, textTo), value, textFrom, textTo, found) : null));
+                    ? grouping.otlpSeries(level(severity, text, textFrom, textTo), text, textFrom, textTo, found) : null));
         };
-        if (!OtlpProto.read(value, wanted, values, sink)) {
+        boolean json = encoding.equals("json") || encoding.equals("auto") && value.length > 0 && value[0] == '{';
+        if (!(json ? OtlpJson.read(value, wanted, values, sink) : OtlpProto.read(value, wanted, values, sink))) {
             outcomes.clear();
             outcomes.add(RowFactory.create((long) Outcome.BAD_OTLP, null));
         }

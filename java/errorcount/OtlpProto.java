@@ -19,15 +19,15 @@ package errorcount;
  * be dropped.
  */
 final class OtlpProto {
-    /** Receives the log records of one request. */
+    /** Receives the log records of one request (either encoding: OtlpJson too). */
     interface Sink {
         /**
          * One log record: {@code timeNanos} and {@code observedNanos} as the unsigned 64-bit
          * nanoseconds they are (0: unknown), the severity number (an open enum: any int32; 0
-         * unspecified), the severity text as value[textFrom, textTo) (empty: none), and GROUP_BY's
+         * unspecified), the severity text as text[textFrom, textTo) (empty: none), and GROUP_BY's
          * values (valid for this call only).
          */
-        void record(long timeNanos, long observedNanos, int severity, int textFrom, int textTo, OtlpValues values);
+        void record(long timeNanos, long observedNanos, int severity, byte[] text, int textFrom, int textTo, OtlpValues values);
     }
 
     /** Which values GROUP_BY reads, by dimension index: a resource attribute's key, a record attribute's key, the scope's name. */
@@ -202,7 +202,7 @@ final class OtlpProto {
         if (record.malformed()) {
             return false;
         }
-        sink.record(time, observed, severity, textFrom, textTo, values);
+        sink.record(time, observed, severity, value, textFrom, textTo, values);
         return true;
     }
 

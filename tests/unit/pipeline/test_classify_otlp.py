@@ -8,6 +8,8 @@ import os
 import random
 from collections import Counter
 
+from google.protobuf import json_format
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from pyspark.sql import functions as F
 
 from errorcount.offsets import TopicPartition
@@ -43,6 +45,46 @@ def jvm_outcomes(spark, contract: Contract, values: list[bytes | None]) -> list[
                 mine.append(Outcome(None, minute, code == codes.error, series))
         found.append(mine)
     return found
+
+
+def as_json(rng: random.Random, value: bytes) -> bytes:
+    """A request as otlp_json, written the ways protobuf's JSON mapping allows: lowerCamelCase or
+    proto names, enums as numbers or names, compact or indented."""
+    message = logs_service_pb2.ExportLogsServiceRequest.FromString(value)
+    return json_format.MessageToJson(message, preserving_proto_field_name=rng.random() < 0.3,
+                                     use_integers_for_enums=rng.random() < 0.7,
+                                     indent=None if rng.random() < 0.7 else 2).encode()
+
+
+JSON_STRAY = [b"{", b"}", b'"', b"\\", b",", b":", b"[", b"]", b"\x00", b"\xff", b" ", b"\n", b"-", b"0", b"9", b"n",
+              b"null", b"1.5", b"e3", b'"x"', b"true", b"[]", b"{}", b'"-1"', b'"18446744073709551616"']
+
+
+def json_edges() -> list[bytes]:
+    """otlp_json the generator does not write: integers at and past their bounds, as strings and
+    numbers, names twice, members twice, nulls, escapes, types that are not the field's."""
+    times = ['"0"', "0", '"60000000000"', "60000000000", '"18446744073709551615"', '"18446744073709551616"', "-0", "-1",
+             '"-1"', '"+1"', '" 1"', "1.0", "1e10", '"1e10"', '"\\u0036\\u0030000000000"', "null", '""', "true", "{}"]
+    severities = ["17", "-2147483648", "2147483648", '"SEVERITY_NUMBER_ERROR3"', '"SEVERITY_NUMBER_error"', '"17"', "17.0",
+                  "null", "[]"]
+    texts = ['"ERROR"', '"\\u0045RROR"', '"\\ud800"', "null", "3", '"\xc3("']
+    values = ['{"stringValue": "a"}', '{"intValue": "-9223372036854775808"}', '{"intValue": "9223372036854775808"}',
+              '{"intValue": 5, "stringValue": "late"}', '{"stringValue": "x", "stringValue": null}', '{"boolValue": 1}',
+              '{"boolValue": false}', '{"doubleValue": "NaN"}', '{"stringValue": 3}', '{"kvlistValue": {"values": 7}}',
+              '{"int_value": "007"}', "null", "[]"]
+    attributes = [f'[{{"key": "n", "value": {v}}}]' for v in values] + ['[{"key": 5}]', "[null]", "{}", "null"]
+    base = {"timeUnixNano": '"60000000000"', "severityNumber": "17", "severityText": '"ERROR"', "attributes": "[]"}
+    cases = []  # the base with one field changed at a time
+    for name, variants in (("timeUnixNano", times), ("severityNumber", severities), ("severityText", texts),
+                           ("attributes", attributes)):
+        for variant in variants:
+            one = ", ".join(f'"{field}": {variant if field == name else value}' for field, value in base.items())
+            cases.append(f'{{"resourceLogs": [{{"scopeLogs": [{{"logRecords": [{{{one}}}]}}]}}]}}')
+    return [c.encode() for c in cases] + [b'{"resource_logs": [], "resourceLogs": [{"scopeLogs": [{"logRecords": [{}]}]}]}',
+                                          b'{"resourceLogs": null}', b'{"resourceLogs": {}}', b"[]", b'{"a": 1} x', b"{",
+                                          b'{"resourceLogs": [{"resource": {"attributes": [{"key": "service.name", '
+                                          b'"value": {"stringValue": "pay"}}]}, "scopeLogs": [{"scope": {"name": "s"}, '
+                                          b'"logRecords": [{"observedTimeUnixNano": "61000000000", "severityText": "crit"}]}]}]}']
 
 
 def generated(rng: random.Random, count: int) -> list[bytes]:
@@ -102,7 +144,8 @@ def edges() -> dict[str, bytes | None]:
     """What the contract names: unknown fields and groups (skipped), wrong wire types, deep bodies."""
     record = b"\x09" + (MINUTE_NS * 3).to_bytes(8, "little") + b"\x10\x11"
     resource_logs = field(2, field(2, record))
-    group = varint(15 << 3 | 3) + b"\x08\x01" + varint(16 << 3 | 3) + varint(16 << 3 | 4) + varint(15 << 3 | 4)
+    # field 14's group: 15's would start with '{', which OTLP_ENCODING=auto takes for otlp_json
+    group = varint(14 << 3 | 3) + b"\x08\x01" + varint(16 << 3 | 3) + varint(16 << 3 | 4) + varint(14 << 3 | 4)
     cases: dict[str, bytes | None] = {
         "null": None, "empty": b"", "empty resource": field(1, b""), "one record": field(1, resource_logs),
         "unknown field": field(1, resource_logs) + field(99, b"junk"), "unknown group": group + field(1, resource_logs),
@@ -144,6 +187,23 @@ def test_generated_requests_and_their_mutations_agree_with_the_official_decoder(
     reasons = {o.reason for o in counted}
     assert {None, "bad_otlp", "bad_timestamp"} <= reasons  # each path was taken
     assert sum(o.error for o in counted) > len(values) // 10
+
+
+def test_otlp_json_agrees_with_the_plain_python_reading_and_with_the_same_request_in_otlp_proto(spark):
+    rng = random.Random(17)
+    protos = generated(rng, COUNT)
+    jsons = [as_json(rng, value) for value in protos]
+    json_contract = Contract.with_settings(**{**dict(GROUPED.settings), "OTLP_ENCODING": "json"})
+    assert jvm_outcomes(spark, GROUPED, jsons) == jvm_outcomes(spark, GROUPED, protos)  # auto: '{' is JSON
+    stray = []
+    for _ in range(COUNT * 3):
+        value = rng.choice(jsons)
+        at = rng.randrange(len(value) + 1)
+        stray.append(value[:at] if rng.random() < 0.2 else value[:at] + rng.choice(JSON_STRAY) + value[at + rng.randrange(2):])
+    for contract in (GROUPED, json_contract):
+        agree(spark, contract, jsons + stray + json_edges())
+    reasons = [o.reason for v in stray for o in Otlp(GROUPED).outcomes(v)]
+    assert reasons.count("bad_otlp") > len(stray) // 4 and reasons.count(None) > len(stray) // 4
 
 
 def test_the_edges_agree_with_the_official_decoder(spark):

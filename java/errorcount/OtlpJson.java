@@ -1,0 +1,333 @@
+package errorcount;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One OTLP export request in the {@code otlp_json} encoding (OTLP's JSON: protobuf's JSON mapping
+ * of ExportLogsServiceRequest, 64-bit integers as decimal strings), read as OtlpProto reads the
+ * other encoding, to the same Sink (docs/contract.md, "OTLP").
+ *
+ * <p>Well-formed means: the value is one strict JSON object, and every field the contract reads
+ * has its type: resourceLogs, attributes, scopeLogs, logRecords arrays of objects; resource,
+ * scope and an attribute's value objects; name, key, severityText, stringValue strings;
+ * timeUnixNano and observedTimeUnixNano unsigned 64-bit integers and intValue a signed one (a
+ * decimal string or a JSON integer); severityNumber a 32-bit JSON integer or its enum name;
+ * boolValue true or false. null is an absent field. A field is found by its lowerCamelCase name or
+ * its proto name (both are protobuf's JSON names); when a name is written twice the last one
+ * counts, and of an attribute value's members the last one written. Any other field is skipped,
+ * whatever it holds.
+ */
+final class OtlpJson {
+    private static final byte[][] RESOURCE_LOGS = names("resourceLogs", "resource_logs");
+    private static final byte[][] RESOURCE = names("resource");
+    private static final byte[][] ATTRIBUTES = names("attributes");
+    private static final byte[][] SCOPE_LOGS = names("scopeLogs", "scope_logs");
+    private static final byte[][] SCOPE = names("scope");
+    private static final byte[][] NAME = names("name");
+    private static final byte[][] LOG_RECORDS = names("logRecords", "log_records");
+    private static final byte[][] TIME = names("timeUnixNano", "time_unix_nano");
+    private static final byte[][] OBSERVED = names("observedTimeUnixNano", "observed_time_unix_nano");
+    private static final byte[][] SEVERITY_NUMBER = names("severityNumber", "severity_number");
+    private static final byte[][] SEVERITY_TEXT = names("severityText", "severity_text");
+    private static final byte[][] KEY = names("key");
+    private static final byte[][] VALUE = names("value");
+    // An AnyValue's members, by their kind as a label (OtlpValues), two names each
+    private static final byte[][] MEMBERS = names("stringValue", "string_value", "boolValue", "bool_value", "intValue",
+            "int_value", "doubleValue", "double_value", "arrayValue", "array_value", "kvlistValue", "kvlist_value",
+            "bytesValue", "bytes_value");
+    private static final int STRING_MEMBER = 0, BOOL_MEMBER = 1, INT_MEMBER = 2;
+    private static final String[] LEVELS = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
+    private static final byte[][] SEVERITY_NAMES = severityNames();
+    private static final long MAX_INT32 = Integer.MAX_VALUE, MIN_INT32 = Integer.MIN_VALUE;
+
+    private OtlpJson() {
+    }
+
+    /** The log records of {@code b}, in order, to the sink; false if the request is malformed. */
+    static boolean read(byte[] b, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
+        int start = Json.skipWhitespace(b, 0, b.length);
+        int end = Json.validValue(b, 0, b.length);
+        if (end < 0 || Json.skipWhitespace(b, end, b.length) != b.length || b[start] != '{') {
+            return false;
+        }
+        int[] list = elements(b, field(b, start, RESOURCE_LOGS));
+        if (list == null) {
+            return false;
+        }
+        for (int resourceLogs : list) {
+            if (!resourceLogs(b, resourceLogs, wanted, values, sink)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean resourceLogs(byte[] b, int at, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
+        clear(values, wanted.resource);
+        int resource = field(b, at, RESOURCE);
+        if (resource >= 0 && (b[resource] != '{' || !attributes(b, field(b, resource, ATTRIBUTES), wanted.resource, values))) {
+            return false;
+        }
+        int[] scopes = elements(b, field(b, at, SCOPE_LOGS));
+        if (scopes == null) {
+            return false;
+        }
+        for (int scopeLogs : scopes) {
+            if (wanted.scopeName >= 0) {
+                values.clear(wanted.scopeName);
+            }
+            int scope = field(b, scopeLogs, SCOPE);
+            int name = scope >= 0 && b[scope] == '{' ? field(b, scope, NAME) : -1;
+            if (scope >= 0 && b[scope] != '{' || name >= 0 && b[name] != '"') {
+                return false;
+            }
+            if (name >= 0 && wanted.scopeName >= 0) {
+                byte[] text = Json.decode(b, name);
+                values.set(wanted.scopeName, OtlpValues.TEXT, text, 0, text.length, 0);
+            }
+            int[] records = elements(b, field(b, scopeLogs, LOG_RECORDS));
+            if (records == null) {
+                return false;
+            }
+            for (int record : records) {
+                if (!logRecord(b, record, wanted, values, sink)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean logRecord(byte[] b, int at, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
+        clear(values, wanted.attributes);
+        long[] number = new long[1];
+        if (!unsigned(b, field(b, at, TIME), number)) {
+            return false;
+        }
+        long time = number[0];
+        if (!unsigned(b, field(b, at, OBSERVED), number)) {
+            return false;
+        }
+        long observed = number[0];
+        int severityAt = field(b, at, SEVERITY_NUMBER);
+        int severity = 0;
+        if (severityAt >= 0 && b[severityAt] == '"') {
+            severity = severityName(Json.decode(b, severityAt));
+            if (severity < 0) {
+                return false;
+            }
+        } else if (severityAt >= 0) {
+            if (!signed(b, severityAt, MIN_INT32, MAX_INT32, number)) {
+                return false;
+            }
+            severity = (int) number[0];
+        }
+        int textAt = field(b, at, SEVERITY_TEXT);
+        if (textAt >= 0 && b[textAt] != '"') {
+            return false;
+        }
+        byte[] text = textAt >= 0 ? Json.decode(b, textAt) : new byte[0];
+        if (!attributes(b, field(b, at, ATTRIBUTES), wanted.attributes, values)) {
+            return false;
+        }
+        sink.record(time, observed, severity, text, 0, text.length, values);
+        return true;
+    }
+
+    /** The attributes array at `at` (-1: none): each checked, the wanted keys' first values set. */
+    private static boolean attributes(byte[] b, int at, byte[][] keys, OtlpValues values) {
+        int[] pairs = elements(b, at);
+        if (pairs == null) {
+            return false;
+        }
+        for (int pair : pairs) {
+            int keyAt = field(b, pair, KEY);
+            int valueAt = field(b, pair, VALUE);
+            if (keyAt >= 0 && b[keyAt] != '"' || valueAt >= 0 && b[valueAt] != '{') {
+                return false;
+            }
+            int[] found = new int[MEMBERS.length];
+            java.util.Arrays.fill(found, -1);
+            if (valueAt >= 0) {
+                Json.members(b, valueAt, MEMBERS, found);
+            }
+            int last = -1;  // the member written last: its index in MEMBERS
+            for (int i = 0; i < found.length; i++) {
+                if (found[i] < 0 || b[found[i]] == 'n') {  // absent or null
+                    continue;
+                }
+                if (!typed(b, found[i], i / 2)) {
+                    return false;
+                }
+                last = last < 0 || found[i] > found[last] ? i : last;
+            }
+            byte[] key = keyAt >= 0 ? Json.decode(b, keyAt) : new byte[0];
+            for (int i = 0; i < keys.length; i++) {
+                if (keys[i] != null && !values.isSet(i) && java.util.Arrays.equals(keys[i], key)) {
+                    set(b, last < 0 ? -1 : found[last], last < 0 ? -1 : last / 2, values, i);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Whether the member value at p has its kind's type (the kinds the contract reads; any other is not checked). */
+    private static boolean typed(byte[] b, int p, int kind) {
+        long[] number = new long[1];
+        switch (kind) {
+            case STRING_MEMBER: return b[p] == '"';
+            case BOOL_MEMBER: return b[p] == 't' || b[p] == 'f';  // a valid value: true or false
+            case INT_MEMBER: return signed(b, p, Long.MIN_VALUE, Long.MAX_VALUE, number);
+            default: return true;
+        }
+    }
+
+    private static void set(byte[] b, int p, int kind, OtlpValues values, int i) {
+        long[] number = new long[1];
+        if (kind == STRING_MEMBER) {
+            byte[] text = Json.decode(b, p);
+            values.set(i, OtlpValues.TEXT, text, 0, text.length, 0);
+        } else if (kind == BOOL_MEMBER) {
+            values.set(i, b[p] == 't' ? OtlpValues.TRUE : OtlpValues.FALSE, null, 0, 0, 0);
+        } else if (kind == INT_MEMBER && signed(b, p, Long.MIN_VALUE, Long.MAX_VALUE, number)) {
+            values.set(i, OtlpValues.NUMBER, null, 0, 0, number[0]);
+        } else {
+            values.set(i, OtlpValues.EMPTY, null, 0, 0, 0);
+        }
+    }
+
+    /** The value position of the field named one of `names` in the valid object at p (the last written; null: -1), or -1. */
+    private static int field(byte[] b, int p, byte[][] names) {
+        int[] found = new int[names.length];
+        Json.members(b, p, names, found);
+        int last = -1;
+        for (int at : found) {
+            last = Math.max(last, at);
+        }
+        return last >= 0 && b[last] == 'n' ? -1 : last;  // a valid value starting so is null
+    }
+
+    /** The positions of the array at p's elements (-1: none), or null when it is no array of objects. */
+    private static int[] elements(byte[] b, int p) {
+        if (p < 0) {
+            return new int[0];
+        }
+        if (b[p] != '[') {
+            return null;
+        }
+        int[] found = new int[4];
+        int count = 0;
+        int q = Json.skipWhitespace(b, p + 1, b.length);
+        while (b[q] != ']') {
+            if (b[q] != '{') {
+                return null;
+            }
+            if (count == found.length) {
+                found = java.util.Arrays.copyOf(found, count * 2);
+            }
+            found[count++] = q;
+            q = Json.skipWhitespace(b, Json.skip(b, q), b.length);
+            q = b[q] == ',' ? Json.skipWhitespace(b, q + 1, b.length) : q;
+        }
+        return java.util.Arrays.copyOf(found, count);
+    }
+
+    /** An unsigned 64-bit integer at p (-1: absent, 0) into number[0]: a decimal string or a JSON integer. */
+    private static boolean unsigned(byte[] b, int p, long[] number) {
+        number[0] = 0;
+        if (p < 0) {
+            return true;
+        }
+        if (b[p] == '"') {
+            byte[] text = Json.decode(b, p);
+            return digits(text, 0, text.length, true, number);
+        }
+        boolean negative = b[p] == '-';
+        int to = Json.skipDigits(b, negative ? p + 1 : p, b.length);
+        return integer(b, to) && digits(b, negative ? p + 1 : p, to, true, number) && (!negative || number[0] == 0);
+    }
+
+    /** A signed integer within [low, high] at p into number[0]: a string of an optional '-' and digits, or a JSON integer. */
+    private static boolean signed(byte[] b, int p, long low, long high, long[] number) {
+        boolean quoted = b[p] == '"';
+        byte[] text = quoted ? Json.decode(b, p) : b;  // a string's digits as decoded
+        int from = quoted ? 0 : p;
+        boolean negative = from < text.length && text[from] == '-';
+        int to = quoted ? text.length : Json.skipDigits(b, negative ? from + 1 : from, b.length);
+        if (!quoted && !integer(b, to) || !digits(text, negative ? from + 1 : from, to, false, number)) {
+            return false;
+        }
+        if (negative) {
+            // the magnitude read as unsigned: up to 2^63 for the lowest value
+            if (Long.compareUnsigned(number[0], -low) > 0) {
+                return false;
+            }
+            number[0] = -number[0];
+            return true;
+        }
+        return number[0] >= 0 && number[0] <= high;
+    }
+
+    /** The digits b[from, to), at least one, as an unsigned 64-bit value (any digits when `any`: else at most 2^63). */
+    private static boolean digits(byte[] b, int from, int to, boolean any, long[] number) {
+        if (to <= from) {
+            return false;
+        }
+        long value = 0;
+        for (int i = from; i < to; i++) {
+            if (!Bytes.isDigit(b[i])) {
+                return false;
+            }
+            int digit = b[i] - '0';
+            // value * 10 + digit must stay within 2^64 - 1 (unsigned)
+            if (Long.compareUnsigned(value, Long.divideUnsigned(-1L - digit, 10)) > 0) {
+                return false;
+            }
+            value = value * 10 + digit;
+        }
+        number[0] = value;
+        return any || Long.compareUnsigned(value, Long.MIN_VALUE) <= 0;
+    }
+
+    /** Whether the JSON number ending at `to` had no fraction and no exponent. */
+    private static boolean integer(byte[] b, int to) {
+        return to >= b.length || (b[to] != '.' && b[to] != 'e' && b[to] != 'E');
+    }
+
+    /** The number of an enum name of SeverityNumber (SEVERITY_NUMBER_ERROR, ...), or -1. */
+    private static int severityName(byte[] name) {
+        for (int i = 0; i < SEVERITY_NAMES.length; i++) {
+            if (java.util.Arrays.equals(SEVERITY_NAMES[i], name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static byte[][] severityNames() {
+        byte[][] found = new byte[25][];
+        found[0] = "SEVERITY_NUMBER_UNSPECIFIED".getBytes(StandardCharsets.US_ASCII);
+        for (int n = 1; n <= 24; n++) {
+            int step = (n - 1) % 4;
+            found[n] = ("SEVERITY_NUMBER_" + LEVELS[(n - 1) / 4] + (step == 0 ? "" : Integer.toString(step + 1)))
+                    .getBytes(StandardCharsets.US_ASCII);
+        }
+        return found;
+    }
+
+    private static void clear(OtlpValues values, byte[][] keys) {
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] != null) {
+                values.clear(i);
+            }
+        }
+    }
+
+    private static byte[][] names(String... names) {
+        byte[][] bytes = new byte[names.length][];
+        for (int i = 0; i < names.length; i++) {
+            bytes[i] = names[i].getBytes(StandardCharsets.US_ASCII);
+        }
+        return bytes;
+    }
+}
