@@ -66,7 +66,7 @@ run: setup venv java ## Run the streaming job in the foreground (local[*]); star
 recount: setup venv java ## Recount FROM='YYYY-MM-DD HH:MM' to TO (UTC) under the job's current settings while it runs (DRY_RUN=1: show the changes, write nothing)
 	@FROM="$(FROM)" TO="$(TO)" DRY_RUN="$(DRY_RUN)" scripts/run.sh recount
 
-produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|access|json) and print what they count
+produce: venv ## Write sample records to the topic (LINES=10000, FORMAT=app|access|json|otlp) and print what they count
 	@scripts/run.sh produce
 
 counts: venv ## Show the newest per-minute ERROR counts, lines and ratio (ROWS=20; COMPLETE=1: complete minutes only; BY=<dimension>: per value of a GROUP_BY dimension)
@@ -78,8 +78,8 @@ report: venv ## Draw errors, rejects, commits and the top series per minute as .
 check: lint typecheck java jars ## Lint, type check, unit tests, no services (a couple of minutes): before each commit
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
-differential: java jars ## The JVM classifier against tests/oracles/pyparse.py, pyformats.py and pydims.py on DIFFERENTIAL_VALUES (3000000) values per format
-	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/pipeline/test_classify_differential.py tests/unit/pipeline/test_classify_formats_differential.py tests/unit/config/test_dimensions.py
+differential: java jars ## The JVM classifier against tests/oracles/pyparse.py, pyformats.py, pydims.py and pyotlp.py on DIFFERENTIAL_VALUES (3000000) values per format
+	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/pipeline/test_classify_differential.py tests/unit/pipeline/test_classify_formats_differential.py tests/unit/config/test_dimensions.py tests/unit/pipeline/test_classify_otlp.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config/config_type.py and the table of docs/configuration.md from errorcount/config/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf

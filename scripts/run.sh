@@ -9,7 +9,7 @@
 #                           spark-submit a recount of FROM..TO (errorcount/recount/main.py) under the
 #                           job's settings, in the foreground; DRY_RUN=1 writes nothing
 #   run.sh topic            create KAFKA_TOPIC with TOPIC_PARTITIONS partitions if missing
-#   run.sh produce          write LINES sample records of FORMAT (app, access, json) to KAFKA_TOPIC
+#   run.sh produce          write LINES sample records of FORMAT (app, access, json, otlp) to KAFKA_TOPIC
 # Settings come from conf/errorcount.conf (CONFIG=... to change), then the environment.
 source "$(dirname "$0")/lib.sh"
 

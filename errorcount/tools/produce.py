@@ -130,7 +130,8 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--minutes", type=int, default=30, help="spread events over the last N minutes")
-    parser.add_argument("--format", default="app", choices=("app", "access", "json"), help="LOG_FORMAT of the records")
+    parser.add_argument("--format", default="app", choices=tuple(samples.FORMATS),
+                        help="LOG_FORMAT of the records")
     args = parser.parse_args()
     start = datetime.now(UTC).replace(tzinfo=None, second=0, microsecond=0) - timedelta(minutes=args.minutes)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
@@ -138,8 +139,10 @@ def main() -> int:
     produce(args.topic, events)
     counts = samples.expected_counts(events)
     settings = " ".join(f"{k}={v}" for k, v in samples.FORMATS[args.format].settings.items())
-    print(f"produced {len(events)} {args.format} records to {args.topic} (seed {seed}): {sum(counts.values())} errors "
-          f"in {len(counts)} minutes, {sum(e.rejected for e in events)} records the job must reject; "
+    logged = len(samples.outcomes(events))
+    held = f" holding {logged} log records" if args.format == "otlp" else ""
+    print(f"produced {len(events)} {args.format} records{held} to {args.topic} (seed {seed}): {sum(counts.values())} errors "
+          f"in {len(counts)} minutes, {samples.expected_rejects(events)} the job must reject; "
           f"counted so with {settings}")
     return 0
 

@@ -41,6 +41,14 @@ class Event:
     rejected: bool
     labels: tuple[tuple[str, str], ...] = ()  # a line's dimension values (error or not), as written by the generator
     minute: str | None = None  # every line's minute (COUNT_LINES), error or not; None for a reject
+    # LOG_FORMAT=otlp: the record is a request and these are its log records, each an Event of
+    # its own without a value (an undecodable request has none and is itself the reject)
+    log_records: tuple["Event", ...] | None = None
+
+
+def outcomes(events: list[Event]) -> list[Event]:
+    """What is counted or rejected: each event, or the log records of a request (LOG_FORMAT=otlp)."""
+    return [one for e in events for one in ((e,) if e.log_records is None or e.rejected else e.log_records)]
 
 
 def format_line(instant: datetime, zone: str | None, level: str, rng: random.Random) -> str:
@@ -73,23 +81,27 @@ def make_event(rng: random.Random, start: datetime, minutes: int) -> Event:
 
 
 def expected_counts(events: list[Event]) -> dict[str, int]:
-    return dict(Counter(e.error_minute for e in events if e.error_minute))
+    return dict(Counter(e.error_minute for e in outcomes(events) if e.error_minute))
 
 
 def expected_lines(events: list[Event]) -> dict[str, int]:
     """{minute: lines}: every line, error or not (COUNT_LINES)."""
-    return dict(Counter(e.minute for e in events if e.minute))
+    return dict(Counter(e.minute for e in outcomes(events) if e.minute))
+
+
+def expected_rejects(events: list[Event]) -> int:
+    return sum(e.rejected for e in outcomes(events))
 
 
 def expected_series_lines(events: list[Event], dimensions: tuple[str, ...]) -> dict[tuple[str, tuple[str, ...]], int]:
     """{(minute, values of `dimensions`): lines}, every line's, from what the generator wrote."""
-    return dict(Counter((e.minute, tuple(dict(e.labels)[name] for name in dimensions)) for e in events if e.minute))
+    return dict(Counter((e.minute, tuple(dict(e.labels)[name] for name in dimensions)) for e in outcomes(events) if e.minute))
 
 
 def expected_series(events: list[Event], dimensions: tuple[str, ...]) -> dict[tuple[str, tuple[str, ...]], int]:
     """{(minute, values of `dimensions`): errors}, from what the generator wrote."""
     return dict(Counter((e.error_minute, tuple(dict(e.labels)[name] for name in dimensions))
-                        for e in events if e.error_minute))
+                        for e in outcomes(events) if e.error_minute))
 
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -213,8 +225,16 @@ def json_level_label(event: dict, shape: int, level: str) -> str:
     return level.upper()
 
 
+def otlp_event(rng: random.Random, start: datetime, minutes: int) -> Event:
+    """An OTLP export request (errorcount/tools/samples_otlp.py: imported here, when asked for, as
+    it needs the tools' opentelemetry-proto)."""
+    from errorcount.tools import samples_otlp
+    return samples_otlp.request_event(rng, start, minutes)
+
+
 FORMATS = {
     "app": Format({"LOG_FORMAT": "app"}, make_event, "level"),
+    "otlp": Format({"LOG_FORMAT": "otlp"}, otlp_event, "attr:http.route,level,resource:service.name"),
     "access": Format({"LOG_FORMAT": "access"}, access_event, "method,path,status"),
     "json": Format({"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}, json_event, "field:service.name,level"),
 }

@@ -18,7 +18,7 @@ from errorcount.pipeline.classify import Contract, classify_lines_df, outcomes, 
 from errorcount.pipeline.summary import summarize
 from tests.oracles.pyotlp import Otlp, Outcome, Record, request
 
-COUNT = int(os.environ.get("DIFFERENTIAL_VALUES", "3000")) // 10
+COUNT = int(os.environ.get("DIFFERENTIAL_VALUES", "20000")) // 20  # requests of ~15 log records each
 GROUPED = Contract.with_settings(LOG_FORMAT="otlp", GROUP_BY="resource:service.name,attr:http.route,scope:name,severity,"
                                  "level,attr:n", COUNT_LINES="true", ERROR_LEVELS="ERROR,crit")
 PLAIN = Contract.with_settings(LOG_FORMAT="otlp", OTLP_ERROR_SEVERITY="21")
