@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pyspark
 
-from bench import corpus, dimensions, lines, phases, recount, report, steady, topics
+from bench import corpus, dimensions, lines, otlp, phases, recount, report, steady, topics
 from errorcount.config.load import interval_seconds, load_config
 from errorcount.tools.localenv import local_stack
 from tests.harness import admin_db
 from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "asbcdgxltkrefwp"
+PHASES = "asbcdgoxltkrefwp"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -94,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
              ("d", "d_naive_udf", "(d) naive UDF job",
               lambda: phases.spark_catch_up(data, run_dir, "d-naive-udf", "bench/naive_job.py")),
              ("g", "formats", "(b) on the access and json corpora", lambda: formats_phase(args, run_dir)),
+             ("o", "o_otlp", "(b) on the app corpus's log records as OTLP requests, per encoding",
+              lambda: otlp.otlp_phase(args, data, run_dir, ROOT / ".local" / "bench", log, 1_000_000)),
              ("x", "x_group_by", "(b) with GROUP_BY, per format", lambda: dimensions.grouped_phase(
                  {name: format_corpus(args, name) for name in dimensions.GROUP_BY}, run_dir)),
              ("l", "l_lines", "(b) counting every line (COUNT_LINES), per format, with and without GROUP_BY",

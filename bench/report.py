@@ -23,10 +23,20 @@ def ratios(results: dict) -> dict[str, float | None]:
             "b_over_udf": ratio(results, "b_job", "d_naive_udf"),
             "b_over_kafka": ratio(results, "b_job", "a_ceiling"),
             **{f"{name}_over_app": format_ratio(results, name) for name in FORMAT_GOALS},
+            **{f"otlp_{encoding}_over_app": otlp_ratio(results, encoding) for encoding in ("proto", "json")},
             **{f"{name}_group_by_over_plain": f["ratio"] for name, f in (results.get("x_group_by") or {}).items()}}
 
 
 FORMAT_GOALS = {"access": 0.8, "json": 0.5}  # the least records/s of each format, x the app rate of the same run
+
+
+OTLP_GOAL = 0.7  # the least log records/s of each OTLP encoding, x the app corpus's records/s of the same run
+
+
+def otlp_ratio(results: dict, encoding: str) -> float | None:
+    """(o): log records/s of the app corpus's lines as OTLP requests over (b)'s records/s (one line each)."""
+    app, other = results.get("b_job"), (results.get("o_otlp") or {}).get(encoding)
+    return other["log_records_per_s"] / app["records_per_s"] if app and other else None
 
 
 def format_ratio(results: dict, name: str) -> float | None:
@@ -49,6 +59,11 @@ def goals(results: dict) -> list[tuple[str, str, bool | None]]:
         if value is not None:
             found.append((f"LOG_FORMAT={name}: (b) >= {need} x the app format's (b), records/s", fmt(value, " x"),
                           value >= need))
+    for encoding in ("proto", "json"):
+        value = measured[f"otlp_{encoding}_over_app"]
+        if value is not None:
+            found.append((f"LOG_FORMAT=otlp, otlp_{encoding}: (b) >= {OTLP_GOAL} x the app format's (b), log records/s",
+                          fmt(value, " x"), value >= OTLP_GOAL))
     steady, soak = results.get("e_steady"), results.get("f_soak")
     if steady:
         over = steady["latency_s"]["p99"] - steady["trigger_interval_s"]
@@ -164,6 +179,7 @@ def markdown(results: dict) -> str:
     lines += watch_cost_lines(results.get("w_watch_cost"))
     lines += profile_lines(results)
     lines += format_lines(results)
+    lines += otlp_lines(results)
     lines += dimensions.markdown_lines(results)
     lines += bench_lines.markdown_lines(results)
     lines += topics.markdown_lines(results)
@@ -240,6 +256,24 @@ def format_lines(results: dict) -> list[str]:
     lines.append("")
     for name, figures in formats.items():
         lines += profile_table(figures["profile"], f"Profile of LOG_FORMAT={name}")
+    return lines
+
+
+def otlp_lines(results: dict) -> list[str]:
+    """(o): the app corpus's log records as OTLP requests, per encoding, in log records/s."""
+    found, app = results.get("o_otlp"), results.get("b_job")
+    if not found or not app:
+        return []
+    lines = ["LOG_FORMAT=otlp (bench/otlp.py): the app corpus's lines as log records, 100 per export request, "
+             "every count exact; log records/s against (b)'s records/s (one line per record).", "",
+             "| encoding | log records/s | requests/s | MB/s | x app | first batch s |", "|---|---:|---:|---:|---:|---:|"]
+    for encoding, figures in found.items():
+        mb = figures["value_bytes"] / figures["catch_up_s"] / 1e6
+        lines.append(f"| otlp_{encoding} | {figures['log_records_per_s']:,.0f} | {figures['records_per_s']:,.0f} | {mb:.1f} | "
+                     f"{figures['log_records_per_s'] / app['records_per_s']:.2f} | {figures['first_batch_ms'] / 1000:.1f} |")
+    lines.append("")
+    for encoding, figures in found.items():
+        lines += profile_table(figures["profile"], f"Profile of otlp_{encoding} (per request of 100 log records)")
     return lines
 
 

@@ -93,6 +93,12 @@ def expected_rejects(events: list[Event]) -> int:
     return sum(e.rejected for e in outcomes(events))
 
 
+def expected_log_records(events: list[Event]) -> int:
+    """The log records the ledger counts: one per record, an OTLP request's own (none when it
+    cannot be decoded)."""
+    return sum(1 if e.log_records is None else len(e.log_records) for e in events)
+
+
 def expected_series_lines(events: list[Event], dimensions: tuple[str, ...]) -> dict[tuple[str, tuple[str, ...]], int]:
     """{(minute, values of `dimensions`): lines}, every line's, from what the generator wrote."""
     return dict(Counter((e.minute, tuple(dict(e.labels)[name] for name in dimensions)) for e in outcomes(events) if e.minute))

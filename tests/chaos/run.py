@@ -32,7 +32,15 @@ from tests.chaos import phases as chaos_phases
 from tests.chaos.through import ThroughWatch
 from tests.harness import admin_db
 from tests.harness import drivers as harness
-from tests.harness.admin_db import error_log, ledger, release_counts_table, series_counts, series_totals, stored_offsets
+from tests.harness.admin_db import (
+    error_log,
+    ledger,
+    ledger_log_records,
+    release_counts_table,
+    series_counts,
+    series_totals,
+    stored_offsets,
+)
 from tests.harness.admin_db import query as rows
 
 START = datetime(2040, 1, 1, 0, 0)
@@ -175,7 +183,8 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     got_series_lines = series_counts(conn, job, group_by, "line_count")
     figures = {
         "lines": lines, "partitions": partitions, "topics": topics, "kills": kills, "restarts": drivers.restarts,
-        "error_lines": sum(expected.values()), "rejected_lines": sum(e.rejected for e in events),
+        "error_lines": sum(expected.values()), "rejected_lines": samples.expected_rejects(events),
+        "log_records": samples.expected_log_records(events), "ledger_log_records": ledger_log_records(conn, job),
         "lost": sum((expected - actual).values()), "doubled": sum((actual - expected).values()),
         "offsets_exact": drivers.committed(conn) == drivers.ends(), "ledger_batches": batches,
         "ledger_records": ledger_records, "ledger_rejected": ledger_rejected,
@@ -194,7 +203,8 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
                      and figures["series_lost"] == 0 and figures["series_doubled"] == 0 and figures["series_add_up"]
                      and figures["lines_lost"] == 0 and figures["lines_doubled"] == 0
                      and figures["through_ahead"] == 0 and figures["through_checks"] > 0
-                     and ledger_records == lines and ledger_rejected == figures["rejected_lines"] and final_rc == 0)
+                     and ledger_records == lines and ledger_rejected == figures["rejected_lines"] and final_rc == 0
+                     and figures["ledger_log_records"] == figures["log_records"])
     for name in names:
         kafka_admin.delete_topic(name)
     return figures
@@ -216,6 +226,8 @@ def table(figures: dict) -> str:
               f"{figures.get('through_ahead', '-')} ahead, mark moved {figures.get('through_moves', '-')} times"),
              ("kafka_offsets = end offsets", "yes" if figures["offsets_exact"] else "NO"),
              ("ledger batches", figures["ledger_batches"]), ("ledger records", figures["ledger_records"]),
+             ("log records expected / in the ledger", f"{figures.get('log_records', '-')} / "
+              f"{figures.get('ledger_log_records', '-')}"),
              ("ledger rejected", figures["ledger_rejected"]), ("wall time", f"{figures['wall_seconds']} s"),
              ("verdict", "exact" if figures["ok"] else "FAILED")]
     phases = sorted(figures["phases"].items())

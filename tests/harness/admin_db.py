@@ -94,6 +94,12 @@ def ledger(conn: pymysql.Connection, job: str) -> tuple[int, int, int, int]:
     return batches, records, errors, rejected
 
 
+def ledger_log_records(conn: pymysql.Connection, job: str) -> int:
+    """The log records the job's ledger counts (rows stored before the column: as many as records)."""
+    return int(query(conn, "SELECT COALESCE(SUM(COALESCE(log_records, records)), 0) FROM ingest_batches WHERE job = %s",
+                     (job,))[0][0])
+
+
 def series_counts(conn: pymysql.Connection, job: str, dimensions: str, column: str = "log_count") -> Counter:
     """A job's per-dimension counts (`column`: log_count or line_count) of the series of one GROUP_BY
     (`dimensions`, canonical) as {('YYYY-MM-DD HH:MM:00', (value, ...)): count}, values in that
