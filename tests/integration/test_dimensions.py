@@ -13,7 +13,7 @@ from datetime import datetime
 import pytest
 
 from errorcount.tools import produce, report, samples
-from tests.harness.admin_db import drop_counts_table
+from tests.harness.admin_db import drop_counts_table, ledger_log_records
 from tests.support import ROOT, catch_up, error_log, ledger, make_schema, query, series_counts, series_totals, unique
 
 # MariaDB only: what this tests is Kafka's and the classifier's side; every statement it makes
@@ -53,7 +53,9 @@ def test_each_format_counts_lines_and_errors_by_its_dimensions(admin, counts_tab
     for seed, (log_format, group_by) in enumerate(GROUP_BY.items()):
         make_schema(counts_tables[log_format])
         topics[log_format] = make_topic(partitions=2)
-        events[log_format] = samples.generate(log_format, 4000, 40 + seed, datetime(2036, 3, 1), 30)
+        # otlp: requests of ~15 log records each, so about as many log records as the others' records
+        events[log_format] = samples.generate(log_format, 300 if log_format == "otlp" else 4000, 40 + seed,
+                                              datetime(2036, 3, 1), 30)
         produce.produce(topics[log_format], events[log_format])
         jobs[log_format] = unique(f"{log_format}-dims")
         drivers[log_format] = start_driver(jobs[log_format], topics[log_format], env={
@@ -78,6 +80,7 @@ def test_each_format_counts_lines_and_errors_by_its_dimensions(admin, counts_tab
         new_series, overflow = query(admin, "SELECT SUM(new_series), SUM(overflow_lines) FROM ingest_batches WHERE job = %s",
                                      (job,))[0]
         assert (int(new_series), int(overflow)) == (len(registry(admin, job)), 0)
+        assert ledger_log_records(admin, job) == samples.expected_log_records(events[log_format]), log_format
     labelled = query(admin, "SELECT value, SUM(log_count) FROM error_counts_by_label WHERE job = %s AND dimension = 'path' "
                             "GROUP BY value HAVING SUM(log_count) > 0", (jobs["access"],))  # the view, as documented
     by_path = Counter()
