@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: help setup venv java jars up down status topic run recount produce counts report test test-unit test-integration \
         test-faults test-mysql chaos bench lint typecheck config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
-        yarn-up yarn-down yarn-test fresh-check
+        yarn-up yarn-down yarn-test fresh-check otel-check
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
@@ -138,7 +138,11 @@ yarn-test: venv jars up yarn-up package ## The job on the local YARN: AM killed 
 test test-integration test-faults test-mysql chaos bench yarn-test: export STACK := native
 
 test: setup venv java jars lint typecheck compose-check up ## Lint, type check, compose check, unit, integration, faults (CI adds make yarn-test)
-	$(PY) -m pytest tests --ignore=tests/yarn
+	$(PY) -m pytest tests --ignore=tests/yarn --ignore=tests/otel
+
+otel-check: venv java jars up ## The real OpenTelemetry Collector (built from the Go module proxy) ships a log file to Kafka in otlp_proto and otlp_json; the job counts both exactly (not in CI: the build takes minutes)
+	@scripts/otelcol.sh >/dev/null
+	$(PY) -m pytest tests/otel
 
 fresh-check: ## A newcomer's make run + make test in a clean Debian 12 root file system (debootstrap; root or sudo; ~1 h; not in CI)
 	@scripts/fresh-check.sh
