@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from tests.harness.admin_db import drop_counts_table
 from errorcount.tools import kafka_admin
+from tests.harness.admin_db import drop_counts_table
 from tests.support import ROOT, catch_up, error_log, make_schema, query, series_counts, unique, wait_until
 
 GROUP_BY = "attr:http.route,resource:service.name"  # canonical
