@@ -26,7 +26,8 @@ def value(metrics: JobMetrics, name: str, **labels: str) -> float:
 
 def test_every_job_series_exists_at_zero_before_the_first_batch():
     metrics = JobMetrics("orders")
-    for name in ("errorcount_batches_total", "errorcount_records_total", "errorcount_error_lines_total", "errorcount_lines_total",
+    for name in ("errorcount_batches_total", "errorcount_records_total", "errorcount_log_records_total",
+                 "errorcount_error_lines_total", "errorcount_lines_total",
                  "errorcount_rejected_records_total", "errorcount_dead_letters_total", "errorcount_commit_retries_total",
                  "errorcount_query_restarts_total", "errorcount_lag_mirror_failures_total", "errorcount_epoch",
                  "errorcount_lag_seconds", "errorcount_last_commit_timestamp_seconds", "errorcount_overflow_lines_total",
