@@ -7,6 +7,8 @@ of the same run. Every count checked exact against the app corpus's expectations
 import calendar
 import json
 import random
+import struct
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -16,6 +18,8 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from bench import corpus, phases
 from bench.corpus import Corpus
 from errorcount.tools import kafka_admin, produce
+
+ROOT = Path(__file__).resolve().parents[1]
 
 RECORDS_PER_REQUEST = 100
 ENCODINGS = ("proto", "json")
@@ -95,4 +99,29 @@ def otlp_phase(args, app: Corpus, run_dir: Path, cache: Path, log, profile_recor
                            "value_bytes": data.value_bytes, "settings": settings,
                            "profile": phases.profile(data, run_dir, profile_records // RECORDS_PER_REQUEST, **settings)}
         log(f"(b) otlp_{encoding}: {found[encoding]['log_records_per_s']:,.0f} log records/s")
+    found["decode"] = decode_cost(args.seed, args.minutes, run_dir)
+    log(f"otlp_proto decoding, ns per log record: {found['decode']}")
     return found
+
+
+def decode_cost(seed: int, minutes: int, run_dir: Path, lines: int = 500_000) -> dict:
+    """bench/java/OtlpDecode.java on `lines` of the corpus's log records as otlp_proto requests: the
+    classifier's reader against protobuf-java's generated classes (and the whole UDF), ns per log record."""
+    path = run_dir / "otlp-requests.bin"
+    with open(path, "wb") as out:
+        for value, _records, _errors, _lines, _rejected in requests(lines, seed, minutes, "proto"):
+            out.write(struct.pack(">i", len(value)) + value)
+    jars = subprocess.run([str(ROOT / "scripts" / "jars.sh"), "otlp-bench"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    pyspark_jars = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", "import os, pyspark; "
+                                   "print(os.path.join(os.path.dirname(pyspark.__file__), 'jars'))"],
+                                  check=True, capture_output=True, text=True).stdout.strip()
+    classes = run_dir / "otlp-decode-classes"
+    path_list = f"{ROOT / '.local' / 'java' / 'errorcount-classify.jar'}:{jars}/*:{pyspark_jars}/*"
+    subprocess.run(["javac", "--release", "17", "-d", str(classes), "-cp", path_list,
+                    str(ROOT / "bench" / "java" / "errorcount" / "OtlpDecode.java")], check=True, timeout=300)
+    settings = "LOG_FORMAT=otlp;OTLP_ENCODING=proto;OTLP_ERROR_SEVERITY=17;ERROR_LEVELS=ERROR;COUNT_LINES=false;" \
+               "GROUP_BY=resource:service.name;PATH_DEPTH=1"
+    out = subprocess.run(["java", "-Xmx2g", "-cp", f"{classes}:{path_list}", "errorcount.OtlpDecode", str(path),
+                          str(lines), settings], check=True, capture_output=True, text=True, timeout=1800).stdout
+    return json.loads(out.strip().splitlines()[-1])

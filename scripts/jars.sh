@@ -3,6 +3,7 @@
 #   jars.sh spark   -> Spark's Kafka connector matching the installed pyspark; prints the jar list
 #   jars.sh yarn    -> Hadoop's MiniYARNCluster matching the Hadoop client in pyspark (make yarn-test)
 #   jars.sh kafka   -> a Kafka broker (KAFKA_VERSION from .env) with its tools and a log4j2 backend
+#   jars.sh otlp-bench -> protobuf-java and opentelemetry-proto, for make bench (o) alone; prints the directory
 source "$(dirname "$0")/lib.sh"
 
 resolve() {  # resolve POM OUTDIR -D...
@@ -38,6 +39,10 @@ case "${1:-}" in
     resolve "$ROOT/scripts/maven/kafka-broker.xml" "$LOCAL/jars/kafka-$KAFKA_VERSION" -Dkafka.version="$KAFKA_VERSION"
     printf '%s\n' "$LOCAL/jars/kafka-$KAFKA_VERSION"
     ;;
+  otlp-bench)
+    resolve "$ROOT/scripts/maven/otlp-bench.xml" "$LOCAL/jars/otlp-bench"
+    printf '%s\n' "$LOCAL/jars/otlp-bench"
+    ;;
   yarn)
     api=$(compgen -G "$(pyspark_home)/jars/hadoop-client-api-*.jar" | head -n 1) ||
       die "pyspark ships no hadoop-client-api jar: is .venv complete? Run 'make venv'."
@@ -46,5 +51,5 @@ case "${1:-}" in
     resolve "$ROOT/scripts/maven/yarn-minicluster.xml" "$out" -Dhadoop.version="$version"
     printf '%s\n' "$out"
     ;;
-  *) die "usage: jars.sh spark|yarn|kafka" ;;
+  *) die "usage: jars.sh spark|yarn|kafka|otlp-bench" ;;
 esac
