@@ -13,11 +13,13 @@ from errorcount.tools.localenv import local_stack
 
 
 def connect(database: str | None = None) -> pymysql.Connection:
-    """The admin account (root@127.0.0.1 of the local stack), autocommit."""
+    """The admin account (root@127.0.0.1 of the local stack), autocommit, its session in UTC as the
+    job's are (UNIX_TIMESTAMP and NOW() must not read DATETIMEs in whatever zone the server has)."""
     env = local_stack()
     password = (ROOT / ".local" / "secrets" / "mysql_root_password").read_text(encoding="utf-8").strip()
     return pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user="root", password=password,
-                           database=database or env["MYSQL_DATABASE"], autocommit=True)
+                           database=database or env["MYSQL_DATABASE"], autocommit=True,
+                           init_command="SET time_zone = '+00:00'")
 
 
 def apply_schema(conn: pymysql.Connection) -> None:
