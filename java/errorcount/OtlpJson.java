@@ -38,6 +38,14 @@ final class OtlpJson {
     private static final int STRING_MEMBER = 0, BOOL_MEMBER = 1, INT_MEMBER = 2;
     private static final String[] LEVELS = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
     private static final byte[][] SEVERITY_NAMES = severityNames();
+    // The fields read of each object, found in one pass over it
+    private static final JsonObjectFields RESOURCE_LOGS_FIELDS = new JsonObjectFields(RESOURCE, SCOPE_LOGS);
+    private static final JsonObjectFields SCOPE_LOGS_FIELDS = new JsonObjectFields(SCOPE, LOG_RECORDS);
+    private static final JsonObjectFields RECORD_FIELDS = new JsonObjectFields(TIME, OBSERVED, SEVERITY_NUMBER, SEVERITY_TEXT, ATTRIBUTES);
+    private static final JsonObjectFields PAIR_FIELDS = new JsonObjectFields(KEY, VALUE);
+    private static final JsonObjectFields REQUEST_FIELDS = new JsonObjectFields(RESOURCE_LOGS);
+    private static final JsonObjectFields RESOURCE_FIELDS = new JsonObjectFields(ATTRIBUTES);
+    private static final JsonObjectFields SCOPE_FIELDS = new JsonObjectFields(NAME);
     private static final long MAX_INT32 = Integer.MAX_VALUE, MIN_INT32 = Integer.MIN_VALUE;
 
     private OtlpJson() {
@@ -50,7 +58,7 @@ final class OtlpJson {
         if (end < 0 || Json.skipWhitespace(b, end, b.length) != b.length || b[start] != '{') {
             return false;
         }
-        int[] list = elements(b, field(b, start, RESOURCE_LOGS));
+        int[] list = elements(b, REQUEST_FIELDS.find(b, start)[0]);
         if (list == null) {
             return false;
         }
@@ -64,11 +72,12 @@ final class OtlpJson {
 
     private static boolean resourceLogs(byte[] b, int at, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
         clear(values, wanted.resource);
-        int resource = field(b, at, RESOURCE);
-        if (resource >= 0 && (b[resource] != '{' || !attributes(b, field(b, resource, ATTRIBUTES), wanted.resource, values))) {
+        int[] found = RESOURCE_LOGS_FIELDS.find(b, at);
+        int resource = found[0];
+        if (resource >= 0 && (b[resource] != '{' || !attributes(b, RESOURCE_FIELDS.find(b, resource)[0], wanted.resource, values))) {
             return false;
         }
-        int[] scopes = elements(b, field(b, at, SCOPE_LOGS));
+        int[] scopes = elements(b, found[1]);
         if (scopes == null) {
             return false;
         }
@@ -76,8 +85,9 @@ final class OtlpJson {
             if (wanted.scopeName >= 0) {
                 values.clear(wanted.scopeName);
             }
-            int scope = field(b, scopeLogs, SCOPE);
-            int name = scope >= 0 && b[scope] == '{' ? field(b, scope, NAME) : -1;
+            int[] scoped = SCOPE_LOGS_FIELDS.find(b, scopeLogs);
+            int scope = scoped[0];
+            int name = scope >= 0 && b[scope] == '{' ? SCOPE_FIELDS.find(b, scope)[0] : -1;
             if (scope >= 0 && b[scope] != '{' || name >= 0 && b[name] != '"') {
                 return false;
             }
@@ -85,7 +95,7 @@ final class OtlpJson {
                 byte[] text = Json.decode(b, name);
                 values.set(wanted.scopeName, OtlpValues.TEXT, text, 0, text.length, 0);
             }
-            int[] records = elements(b, field(b, scopeLogs, LOG_RECORDS));
+            int[] records = elements(b, scoped[1]);
             if (records == null) {
                 return false;
             }
@@ -100,16 +110,17 @@ final class OtlpJson {
 
     private static boolean logRecord(byte[] b, int at, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
         clear(values, wanted.attributes);
+        int[] found = RECORD_FIELDS.find(b, at);
         long[] number = new long[1];
-        if (!unsigned(b, field(b, at, TIME), number)) {
+        if (!JsonIntegers.unsigned(b, found[0], number)) {
             return false;
         }
         long time = number[0];
-        if (!unsigned(b, field(b, at, OBSERVED), number)) {
+        if (!JsonIntegers.unsigned(b, found[1], number)) {
             return false;
         }
         long observed = number[0];
-        int severityAt = field(b, at, SEVERITY_NUMBER);
+        int severityAt = found[2];
         int severity = 0;
         if (severityAt >= 0 && b[severityAt] == '"') {
             severity = severityName(Json.decode(b, severityAt));
@@ -117,17 +128,17 @@ final class OtlpJson {
                 return false;
             }
         } else if (severityAt >= 0) {
-            if (!signed(b, severityAt, MIN_INT32, MAX_INT32, number)) {
+            if (!JsonIntegers.signed(b, severityAt, MIN_INT32, MAX_INT32, number)) {
                 return false;
             }
             severity = (int) number[0];
         }
-        int textAt = field(b, at, SEVERITY_TEXT);
+        int textAt = found[3];
         if (textAt >= 0 && b[textAt] != '"') {
             return false;
         }
         byte[] text = textAt >= 0 ? Json.decode(b, textAt) : new byte[0];
-        if (!attributes(b, field(b, at, ATTRIBUTES), wanted.attributes, values)) {
+        if (!attributes(b, found[4], wanted.attributes, values)) {
             return false;
         }
         sink.record(time, observed, severity, text, 0, text.length, values);
@@ -141,8 +152,9 @@ final class OtlpJson {
             return false;
         }
         for (int pair : pairs) {
-            int keyAt = field(b, pair, KEY);
-            int valueAt = field(b, pair, VALUE);
+            int[] parts = PAIR_FIELDS.find(b, pair);
+            int keyAt = parts[0];
+            int valueAt = parts[1];
             if (keyAt >= 0 && b[keyAt] != '"' || valueAt >= 0 && b[valueAt] != '{') {
                 return false;
             }
@@ -177,7 +189,7 @@ final class OtlpJson {
         switch (kind) {
             case STRING_MEMBER: return b[p] == '"';
             case BOOL_MEMBER: return b[p] == 't' || b[p] == 'f';  // a valid value: true or false
-            case INT_MEMBER: return signed(b, p, Long.MIN_VALUE, Long.MAX_VALUE, number);
+            case INT_MEMBER: return JsonIntegers.signed(b, p, Long.MIN_VALUE, Long.MAX_VALUE, number);
             default: return true;
         }
     }
@@ -189,23 +201,14 @@ final class OtlpJson {
             values.set(i, OtlpValues.TEXT, text, 0, text.length, 0);
         } else if (kind == BOOL_MEMBER) {
             values.set(i, b[p] == 't' ? OtlpValues.TRUE : OtlpValues.FALSE, null, 0, 0, 0);
-        } else if (kind == INT_MEMBER && signed(b, p, Long.MIN_VALUE, Long.MAX_VALUE, number)) {
+        } else if (kind == INT_MEMBER && JsonIntegers.signed(b, p, Long.MIN_VALUE, Long.MAX_VALUE, number)) {
             values.set(i, OtlpValues.NUMBER, null, 0, 0, number[0]);
         } else {
             values.set(i, OtlpValues.EMPTY, null, 0, 0, 0);
         }
     }
 
-    /** The value position of the field named one of `names` in the valid object at p (the last written; null: -1), or -1. */
-    private static int field(byte[] b, int p, byte[][] names) {
-        int[] found = new int[names.length];
-        Json.members(b, p, names, found);
-        int last = -1;
-        for (int at : found) {
-            last = Math.max(last, at);
-        }
-        return last >= 0 && b[last] == 'n' ? -1 : last;  // a valid value starting so is null
-    }
+
 
     /** The positions of the array at p's elements (-1: none), or null when it is no array of objects. */
     private static int[] elements(byte[] b, int p) {
@@ -230,68 +233,6 @@ final class OtlpJson {
             q = b[q] == ',' ? Json.skipWhitespace(b, q + 1, b.length) : q;
         }
         return java.util.Arrays.copyOf(found, count);
-    }
-
-    /** An unsigned 64-bit integer at p (-1: absent, 0) into number[0]: a decimal string or a JSON integer. */
-    private static boolean unsigned(byte[] b, int p, long[] number) {
-        number[0] = 0;
-        if (p < 0) {
-            return true;
-        }
-        if (b[p] == '"') {
-            byte[] text = Json.decode(b, p);
-            return digits(text, 0, text.length, true, number);
-        }
-        boolean negative = b[p] == '-';
-        int to = Json.skipDigits(b, negative ? p + 1 : p, b.length);
-        return integer(b, to) && digits(b, negative ? p + 1 : p, to, true, number) && (!negative || number[0] == 0);
-    }
-
-    /** A signed integer within [low, high] at p into number[0]: a string of an optional '-' and digits, or a JSON integer. */
-    private static boolean signed(byte[] b, int p, long low, long high, long[] number) {
-        boolean quoted = b[p] == '"';
-        byte[] text = quoted ? Json.decode(b, p) : b;  // a string's digits as decoded
-        int from = quoted ? 0 : p;
-        boolean negative = from < text.length && text[from] == '-';
-        int to = quoted ? text.length : Json.skipDigits(b, negative ? from + 1 : from, b.length);
-        if (!quoted && !integer(b, to) || !digits(text, negative ? from + 1 : from, to, false, number)) {
-            return false;
-        }
-        if (negative) {
-            // the magnitude read as unsigned: up to 2^63 for the lowest value
-            if (Long.compareUnsigned(number[0], -low) > 0) {
-                return false;
-            }
-            number[0] = -number[0];
-            return true;
-        }
-        return number[0] >= 0 && number[0] <= high;
-    }
-
-    /** The digits b[from, to), at least one, as an unsigned 64-bit value (any digits when `any`: else at most 2^63). */
-    private static boolean digits(byte[] b, int from, int to, boolean any, long[] number) {
-        if (to <= from) {
-            return false;
-        }
-        long value = 0;
-        for (int i = from; i < to; i++) {
-            if (!Bytes.isDigit(b[i])) {
-                return false;
-            }
-            int digit = b[i] - '0';
-            // value * 10 + digit must stay within 2^64 - 1 (unsigned)
-            if (Long.compareUnsigned(value, Long.divideUnsigned(-1L - digit, 10)) > 0) {
-                return false;
-            }
-            value = value * 10 + digit;
-        }
-        number[0] = value;
-        return any || Long.compareUnsigned(value, Long.MIN_VALUE) <= 0;
-    }
-
-    /** Whether the JSON number ending at `to` had no fraction and no exponent. */
-    private static boolean integer(byte[] b, int to) {
-        return to >= b.length || (b[to] != '.' && b[to] != 'e' && b[to] != 'E');
     }
 
     /** The number of an enum name of SeverityNumber (SEVERITY_NUMBER_ERROR, ...), or -1. */
