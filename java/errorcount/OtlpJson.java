@@ -59,8 +59,8 @@ final class OtlpJson {
             return false;
         }
         int[] list = elements(b, REQUEST_FIELDS.find(b, start)[0]);
-        if (list == null) {
-            return false;
+        if (list == null || list.length == 0) {
+            return false;  // no resourceLogs: as OtlpProto.read says why
         }
         for (int resourceLogs : list) {
             if (!resourceLogs(b, resourceLogs, wanted, values, sink)) {

@@ -69,15 +69,23 @@ final class OtlpProto {
     private OtlpProto() {
     }
 
-    /** The log records of {@code value}, in order, to the sink; false if the request is malformed. */
+    /**
+     * The log records of {@code value}, in order, to the sink; false if the request is malformed
+     * or holds no resource_logs at all (no exporter writes such a request: a value of another
+     * format that happens to parse as unknown fields would otherwise count as an empty request).
+     */
     static boolean read(byte[] value, Wanted wanted, OtlpValues values, Sink sink) {
         Protobuf request = new Protobuf(value, 0, value.length);
+        boolean any = false;
         while (request.next()) {
-            if (embedded(REQUEST, request) != NONE && !resourceLogs(request.message(), value, wanted, values, sink)) {
-                return false;
+            if (embedded(REQUEST, request) != NONE) {
+                any = true;
+                if (!resourceLogs(request.message(), value, wanted, values, sink)) {
+                    return false;
+                }
             }
         }
-        return !request.malformed();
+        return any && !request.malformed();
     }
 
     /** The embedded message type of the reader's current field in a message of `type`, or NONE. */

@@ -93,6 +93,8 @@ def from_proto(value: bytes) -> list[Logged]:
         request = LENIENT.FromString(value)
     except DecodeError:
         raise Bad from None
+    if not request.resource_logs:
+        raise Bad  # no resource_logs at all: not what an exporter writes (another format's value)
     found = []
     for resource_logs in request.resource_logs:
         resource = [(pair.key, proto_label(pair.value)) for pair in resource_logs.resource.attributes]
@@ -204,7 +206,7 @@ def from_json(value: bytes) -> list[Logged]:
         request = json.loads(value.decode("utf-8", "replace"), object_pairs_hook=Obj, parse_constant=refuse)
     except (ValueError, RecursionError):
         raise Bad from None
-    if type(request) is not Obj:
+    if type(request) is not Obj or not objects(get(request, "resourceLogs", "resource_logs")):
         raise Bad
     found = []
     for resource_logs in objects(get(request, "resourceLogs", "resource_logs")):
