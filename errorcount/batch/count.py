@@ -34,7 +34,7 @@ def count(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks: int, h
     with hooks.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
         rows = batch_summary_df(source, slots, bounds, every_line).collect()
     summary = summarize(rows, dead_letter_limit, every_line)
-    if len(summary.dead_letters) < summary.rejected <= dead_letter_limit:
+    if summary.collided and summary.rejected <= dead_letter_limit:
         summary = dataclasses.replace(summary, dead_letters=every_dead_letter(rejected_rows_df(source).collect()))
     return summary
 

@@ -35,6 +35,9 @@ class BatchSummary:
     minute_lines: dict[int, int] = field(default_factory=dict)
     series_lines: dict[tuple[int, str], int] = field(default_factory=dict)
     log_records: int | None = None  # the log records in `records` (None: as many, one per record)
+    # two rejected records fell on one dead-letter slot, so dead_letters holds only one of them
+    # (the rejected log records of one OTLP request share their record's slot: no collision)
+    collided: bool = False
 
     @property
     def records_logged(self) -> int:
@@ -62,6 +65,7 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
     # (topic, partition): [records, errors, rejected, low offset, high offset, log records]
     partitions: dict[tuple[str, int | None], list[int]] = {}
     dead_letters: list[DeadLetter] = []
+    collided = False
     newest_ms: int | None = None
     values: Callable[[Any], tuple] | None = None
     for row in rows:
@@ -89,6 +93,7 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
                     series_lines[minute, series] = series_lines.get((minute, series), 0) + logged
         elif slot is not None:
             dead_letters.append((topic, partition, low, reason, None if raw is None else bytes(raw)))
+            collided = collided or low != high
         if newest is not None and (newest_ms is None or newest > newest_ms):
             newest_ms = newest
     per_topic: dict[str, tuple[int, int, int, int]] = {}
@@ -103,7 +108,7 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
     records, logged = sum(t[0] for t in per_topic.values()), sum(t[3] for t in per_topic.values())
     return BatchSummary(records, sum(t[1] for t in per_topic.values()), sum(t[2] for t in per_topic.values()), minute_counts,
                         ranges, kept, newest_ms, series_counts, per_topic, minute_lines, series_lines,
-                        None if logged == records else logged)
+                        None if logged == records else logged, collided)
 
 
 def reader(row: Any) -> Callable[[Any], Any]:

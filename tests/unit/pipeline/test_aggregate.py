@@ -164,7 +164,8 @@ def test_summarize_adds_up_minutes_and_offset_ranges():
                                    ranges={TopicPartition("t", 0): (5, 20), TopicPartition("t", 1): (0, 15),
                                            TopicPartition("u", 0): (4, 4)},
                                    dead_letters=(("t", 1, 12, "bad_level", b"?"),),
-                                   per_topic={"t": (12, 7, 3, 12), "u": (1, 1, 0, 1)})
+                                   per_topic={"t": (12, 7, 3, 12), "u": (1, 1, 0, 1)},
+                                   collided=True)  # two rejects (offsets 12 to 15) on one dead-letter slot
 
 
 def test_summarize_adds_up_series_per_minute_across_partitions():
@@ -236,3 +237,13 @@ def test_with_count_lines_every_line_inside_the_bounds_counts_across_partitions(
     assert summary.minute_lines == {100: 7, 101: 1} and summary.minute_counts == {100: 6, 101: 1}
     unbounded = count_planned(df, 0, 0, 2, NO_FAULTS, stored, None, every_line=True)
     assert dataclasses.replace(summary, ranges=unbounded.ranges) == unbounded
+
+
+def test_rejects_of_one_record_on_a_slot_are_no_collision_two_records_are():
+    """An OTLP request's rejected log records share its offset and so its dead-letter slot: one
+    dead letter, nothing missed; two records on one slot are a collision (count() then reads every
+    reject again)."""
+    one_record = summarize([row(0, None, 1, 3, 7, 7, slot=7, reason="bad_timestamp", raw=bytearray(b"r"))])
+    two_records = summarize([row(0, None, 2, 2, 7, 17, slot=7, reason="bad_otlp", raw=bytearray(b"r"))])
+    assert (one_record.collided, one_record.rejected, len(one_record.dead_letters)) == (False, 3, 1)
+    assert (two_records.collided, two_records.rejected, len(two_records.dead_letters)) == (True, 2, 1)
