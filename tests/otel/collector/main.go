@@ -10,20 +10,31 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/filelogreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
 	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 func factories() (otelcol.Factories, error) {
-	return otelcol.Factories{
-		Receivers:  otelcol.MakeFactoryMap[receiver.Factory](filelogreceiver.NewFactory()),
-		Processors: otelcol.MakeFactoryMap[processor.Factory](batchprocessor.NewFactory()),
-		Exporters:  otelcol.MakeFactoryMap[exporter.Factory](kafkaexporter.NewFactory()),
-	}, nil
+	receivers, err := otelcol.MakeFactoryMap[receiver.Factory](filelogreceiver.NewFactory())
+	if err != nil {
+		return otelcol.Factories{}, err
+	}
+	processors, err := otelcol.MakeFactoryMap[processor.Factory](batchprocessor.NewFactory())
+	if err != nil {
+		return otelcol.Factories{}, err
+	}
+	exporters, err := otelcol.MakeFactoryMap[exporter.Factory](kafkaexporter.NewFactory())
+	if err != nil {
+		return otelcol.Factories{}, err
+	}
+	return otelcol.Factories{Receivers: receivers, Processors: processors, Exporters: exporters,
+		Telemetry: otelconftelemetry.NewFactory()}, nil
 }
 
 func main() {
@@ -32,7 +43,8 @@ func main() {
 		Factories: factories,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
-				ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory()},
+				ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory(), envprovider.NewFactory()},
+				DefaultScheme:     "env", // ${NAME} in the configuration is an environment variable
 			},
 		},
 	}

@@ -147,7 +147,8 @@ def edges() -> dict[str, bytes | None]:
     # field 14's group: 15's would start with '{', which OTLP_ENCODING=auto takes for otlp_json
     group = varint(14 << 3 | 3) + b"\x08\x01" + varint(16 << 3 | 3) + varint(16 << 3 | 4) + varint(14 << 3 | 4)
     cases: dict[str, bytes | None] = {
-        "null": None, "empty": b"", "empty resource": field(1, b""), "unknown field only": field(99, b"x"), "one record": field(1, resource_logs),
+        "null": None, "empty": b"", "empty resource": field(1, b""), "unknown field only": field(99, b"x"),
+        "one record": field(1, resource_logs),
         "unknown field": field(1, resource_logs) + field(99, b"junk"), "unknown group": group + field(1, resource_logs),
         "group inside": field(1, group + resource_logs), "unmatched end": varint(15 << 3 | 4),
         "open group": varint(15 << 3 | 3), "varint first": b"\x08\x01" + field(1, resource_logs),
