@@ -6,7 +6,9 @@ DIFFERENTIAL_VALUES sets how many generated requests (make differential: many mo
 
 import os
 import random
+import re
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
@@ -17,7 +19,9 @@ from errorcount.pipeline.aggregate import batch_summary_df
 from errorcount.pipeline.classify import Contract, classify_lines_df, outcomes, register_classifier
 from errorcount.pipeline.summary import summarize
 from tests.oracles.pyotlp import Otlp, Outcome, Record, request
+from tests.support import ROOT
 
+RECORDED = ROOT / "tests" / "otel" / "recorded"  # the real Collector's records (tests/otel/record.py)
 COUNT = int(os.environ.get("DIFFERENTIAL_VALUES", "20000")) // 20  # requests of ~15 log records each
 GROUPED = Contract.with_settings(LOG_FORMAT="otlp", GROUP_BY="resource:service.name,attr:http.route,scope:name,severity,"
                                  "level,attr:n", COUNT_LINES="true", ERROR_LEVELS="ERROR,crit")
@@ -246,3 +250,37 @@ def test_a_batch_counts_records_log_records_lines_errors_and_rejects_as_the_orac
     assert summary.series_lines == dict(series) and summary.errors == sum(errors.values())
     assert summary.ranges == {TopicPartition("otlp", p): (p, max(i for i in range(len(values)) if i % 3 == p)) for p in range(3)}
     assert len({letter[:3] for letter in summary.dead_letters}) == len(summary.dead_letters) > 0
+
+
+def recorded(encoding: str) -> list[bytes]:
+    """What the real Collector wrote (tests/otel/record.py), one value per Kafka record."""
+    data, values, at = (RECORDED / f"collector-{encoding}.bin").read_bytes(), [], 0
+    while at < len(data):
+        size = int.from_bytes(data[at:at + 4], "big")
+        values.append(data[at + 4:at + 4 + size])
+        at += 4 + size
+    return values
+
+
+def test_what_the_real_collector_wrote_counts_as_its_log_file_says(spark):
+    """The Collector's own otlp_proto and otlp_json (its filelog receiver's time, severity and
+    attribute parsing of tests/otel/recorded/app.log) against that file read here with `re` and
+    datetime: errors and lines per minute, errors per service and route."""
+    errors, lines, series = Counter(), Counter(), Counter()
+    for line in (RECORDED / "app.log").read_text(encoding="utf-8").splitlines():
+        stamp, level, service, route = re.match(r"(\S+) (\S+) service=(\S+) route=(\S*) ", line).groups()
+        minute = datetime.fromisoformat(stamp).astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+        lines[minute] += 1
+        if level.upper() in ("ERROR", "FATAL"):
+            errors[minute] += 1
+            series[minute, f"{route}\x1f{service}"] += 1
+    contract = Contract.with_settings(LOG_FORMAT="otlp", GROUP_BY="resource:service.name,attr:http.route")
+    for encoding in ("proto", "json"):
+        values = recorded(encoding)
+        found = [o for outcomes_of in jvm_outcomes(spark, contract, values) for o in outcomes_of]
+        assert [o.reason for o in found] == [None] * len(found), encoding
+        minutes = [(datetime(1970, 1, 1) + timedelta(minutes=o.minute)).strftime("%Y-%m-%d %H:%M") for o in found]
+        assert Counter(minutes) == lines, encoding
+        assert Counter(m for m, o in zip(minutes, found, strict=True) if o.error) == errors, encoding
+        assert Counter((m, o.series) for m, o in zip(minutes, found, strict=True) if o.error) == series, encoding
+        agree(spark, contract, values)
