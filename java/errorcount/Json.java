@@ -25,6 +25,14 @@ final class Json {
 
     /** The position after the one valid JSON value at p (whitespace first), or -1. */
     static int validValue(byte[] b, int p, int end) {
+        return validValue(b, p, end, null);
+    }
+
+    /**
+     * validValue, noting where each object and array ends in `containers` (null: not noted), so
+     * that skipping one later costs a lookup instead of a pass over its bytes.
+     */
+    static int validValue(byte[] b, int p, int end, JsonContainers containers) {
         byte[] open = new byte[16];  // the containers we are in: '{' or '['
         int depth = 0;
         while (true) {
@@ -39,10 +47,16 @@ final class Json {
                     open = java.util.Arrays.copyOf(open, depth * 2);
                 }
                 open[depth++] = c;
+                if (containers != null) {
+                    containers.open(p);
+                }
                 p = skipWhitespace(b, p + 1, end);
                 if (p < end && b[p] == (c == '{' ? '}' : ']')) {
                     depth--;
                     p++;
+                    if (containers != null) {
+                        containers.close(p);
+                    }
                 } else if (c == '{') {
                     p = memberName(b, p, end);
                     valueDone = false;
@@ -78,6 +92,9 @@ final class Json {
                 } else if (b[p] == (container == '{' ? '}' : ']')) {
                     depth--;
                     p++;
+                    if (containers != null) {
+                        containers.close(p);
+                    }
                 } else {
                     return -1;
                 }
@@ -192,6 +209,11 @@ final class Json {
         return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
     }
 
+    /** skip, a container through `containers` when given (null: by its bytes). */
+    static int skip(byte[] b, int p, JsonContainers containers) {
+        return containers != null && (b[p] == '{' || b[p] == '[') ? containers.end(p) : skip(b, p);
+    }
+
     /** The position after the valid value at p (no whitespace before it). */
     static int skip(byte[] b, int p) {
         byte c = b[p];
@@ -244,6 +266,11 @@ final class Json {
      * position of the last member named names[i], or -1.
      */
     static void members(byte[] b, int p, byte[][] names, int[] found) {
+        members(b, p, names, found, null);
+    }
+
+    /** members, skipping values through `containers` (validValue's, or null). */
+    static void members(byte[] b, int p, byte[][] names, int[] found, JsonContainers containers) {
         java.util.Arrays.fill(found, -1);
         p = skipWhitespace(b, p + 1, b.length);
         while (b[p] == '"') {
@@ -264,7 +291,7 @@ final class Json {
                     found[i] = valueAt;
                 }
             }
-            p = skipWhitespace(b, skip(b, valueAt), b.length);
+            p = skipWhitespace(b, skip(b, valueAt, containers), b.length);
             if (b[p] == ',') {
                 p = skipWhitespace(b, p + 1, b.length);
             }

@@ -6,6 +6,7 @@ package errorcount;
  * string's escapes decoded first. No input makes them throw or read outside the value.
  */
 final class JsonIntegers {
+    private static final long TENTH = Long.divideUnsigned(-1L, 10);  // (2^64 - 1) / 10, rounded down
     private JsonIntegers() {
     }
 
@@ -16,6 +17,10 @@ final class JsonIntegers {
             return true;
         }
         if (b[p] == '"') {
+            int end = plainEnd(b, p);
+            if (end >= 0) {  // no escape: the digits in place, nothing copied
+                return digits(b, p + 1, end, true, number);
+            }
             byte[] text = Json.decode(b, p);
             return digits(text, 0, text.length, true, number);
         }
@@ -56,14 +61,26 @@ final class JsonIntegers {
                 return false;
             }
             int digit = b[i] - '0';
-            // value * 10 + digit must stay within 2^64 - 1 (unsigned)
-            if (Long.compareUnsigned(value, Long.divideUnsigned(-1L - digit, 10)) > 0) {
+            // value * 10 + digit must stay within 2^64 - 1 (unsigned): 1844674407370955161 * 10 + 5 is that
+            if (Long.compareUnsigned(value, TENTH) > 0 || value == TENTH && digit > 5) {
                 return false;
             }
             value = value * 10 + digit;
         }
         number[0] = value;
         return any || Long.compareUnsigned(value, Long.MIN_VALUE) <= 0;
+    }
+
+    /** The closing quote of the valid string at p when it has no escape, else -1. */
+    private static int plainEnd(byte[] b, int p) {
+        for (int q = p + 1;; q++) {
+            if (b[q] == '"') {
+                return q;
+            }
+            if (b[q] == '\\') {
+                return -1;
+            }
+        }
     }
 
     /** Whether the JSON number ending at `to` had no fraction and no exponent. */

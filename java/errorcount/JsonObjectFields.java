@@ -25,9 +25,9 @@ final class JsonObjectFields {
     }
 
     /** Each field's value position in the valid object at p: its last name written; -1 absent or null. */
-    int[] find(byte[] b, int p) {
+    int[] find(byte[] b, int p, JsonContainers containers) {
         int[] found = new int[names.length];
-        Json.members(b, p, names, found);
+        Json.members(b, p, names, found, containers);
         int[] at = new int[count];
         java.util.Arrays.fill(at, -1);
         for (int i = 0; i < names.length; i++) {

@@ -48,36 +48,51 @@ final class OtlpJson {
     private static final JsonObjectFields SCOPE_FIELDS = new JsonObjectFields(NAME);
     private static final long MAX_INT32 = Integer.MAX_VALUE, MIN_INT32 = Integer.MIN_VALUE;
 
-    private OtlpJson() {
+    // One request's reading: its bytes, where its containers end (validValue's), what is wanted
+    private final byte[] b;
+    private final JsonContainers containers = new JsonContainers();
+    private final OtlpProto.Wanted wanted;
+    private final OtlpValues values;
+    private final OtlpProto.Sink sink;
+
+    private OtlpJson(byte[] b, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
+        this.b = b;
+        this.wanted = wanted;
+        this.values = values;
+        this.sink = sink;
     }
 
     /** The log records of {@code b}, in order, to the sink; false if the request is malformed. */
     static boolean read(byte[] b, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
+        return new OtlpJson(b, wanted, values, sink).read();
+    }
+
+    private boolean read() {
         int start = Json.skipWhitespace(b, 0, b.length);
-        int end = Json.validValue(b, 0, b.length);
+        int end = Json.validValue(b, 0, b.length, containers);
         if (end < 0 || Json.skipWhitespace(b, end, b.length) != b.length || b[start] != '{') {
             return false;
         }
-        int[] list = elements(b, REQUEST_FIELDS.find(b, start)[0]);
+        int[] list = elements(REQUEST_FIELDS.find(b, start, containers)[0]);
         if (list == null || list.length == 0) {
             return false;  // no resourceLogs: as OtlpProto.read says why
         }
         for (int resourceLogs : list) {
-            if (!resourceLogs(b, resourceLogs, wanted, values, sink)) {
+            if (!resourceLogs(resourceLogs)) {
                 return false;
             }
         }
         return true;
     }
 
-    private static boolean resourceLogs(byte[] b, int at, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
-        clear(values, wanted.resource);
-        int[] found = RESOURCE_LOGS_FIELDS.find(b, at);
+    private boolean resourceLogs(int at) {
+        clear(wanted.resource);
+        int[] found = RESOURCE_LOGS_FIELDS.find(b, at, containers);
         int resource = found[0];
-        if (resource >= 0 && (b[resource] != '{' || !attributes(b, RESOURCE_FIELDS.find(b, resource)[0], wanted.resource, values))) {
+        if (resource >= 0 && (b[resource] != '{' || !attributes(RESOURCE_FIELDS.find(b, resource, containers)[0], wanted.resource))) {
             return false;
         }
-        int[] scopes = elements(b, found[1]);
+        int[] scopes = elements(found[1]);
         if (scopes == null) {
             return false;
         }
@@ -85,9 +100,9 @@ final class OtlpJson {
             if (wanted.scopeName >= 0) {
                 values.clear(wanted.scopeName);
             }
-            int[] scoped = SCOPE_LOGS_FIELDS.find(b, scopeLogs);
+            int[] scoped = SCOPE_LOGS_FIELDS.find(b, scopeLogs, containers);
             int scope = scoped[0];
-            int name = scope >= 0 && b[scope] == '{' ? SCOPE_FIELDS.find(b, scope)[0] : -1;
+            int name = scope >= 0 && b[scope] == '{' ? SCOPE_FIELDS.find(b, scope, containers)[0] : -1;
             if (scope >= 0 && b[scope] != '{' || name >= 0 && b[name] != '"') {
                 return false;
             }
@@ -95,12 +110,12 @@ final class OtlpJson {
                 byte[] text = Json.decode(b, name);
                 values.set(wanted.scopeName, OtlpValues.TEXT, text, 0, text.length, 0);
             }
-            int[] records = elements(b, scoped[1]);
+            int[] records = elements(scoped[1]);
             if (records == null) {
                 return false;
             }
             for (int record : records) {
-                if (!logRecord(b, record, wanted, values, sink)) {
+                if (!logRecord(record)) {
                     return false;
                 }
             }
@@ -108,9 +123,9 @@ final class OtlpJson {
         return true;
     }
 
-    private static boolean logRecord(byte[] b, int at, OtlpProto.Wanted wanted, OtlpValues values, OtlpProto.Sink sink) {
-        clear(values, wanted.attributes);
-        int[] found = RECORD_FIELDS.find(b, at);
+    private boolean logRecord(int at) {
+        clear(wanted.attributes);
+        int[] found = RECORD_FIELDS.find(b, at, containers);
         long[] number = new long[1];
         if (!JsonIntegers.unsigned(b, found[0], number)) {
             return false;
@@ -138,7 +153,7 @@ final class OtlpJson {
             return false;
         }
         byte[] text = textAt >= 0 ? Json.decode(b, textAt) : new byte[0];
-        if (!attributes(b, found[4], wanted.attributes, values)) {
+        if (!attributes(found[4], wanted.attributes)) {
             return false;
         }
         sink.record(time, observed, severity, text, 0, text.length, values);
@@ -146,13 +161,13 @@ final class OtlpJson {
     }
 
     /** The attributes array at `at` (-1: none): each checked, the wanted keys' first values set. */
-    private static boolean attributes(byte[] b, int at, byte[][] keys, OtlpValues values) {
-        int[] pairs = elements(b, at);
+    private boolean attributes(int at, byte[][] keys) {
+        int[] pairs = elements(at);
         if (pairs == null) {
             return false;
         }
         for (int pair : pairs) {
-            int[] parts = PAIR_FIELDS.find(b, pair);
+            int[] parts = PAIR_FIELDS.find(b, pair, containers);
             int keyAt = parts[0];
             int valueAt = parts[1];
             if (keyAt >= 0 && b[keyAt] != '"' || valueAt >= 0 && b[valueAt] != '{') {
@@ -161,14 +176,14 @@ final class OtlpJson {
             int[] found = new int[MEMBERS.length];
             java.util.Arrays.fill(found, -1);
             if (valueAt >= 0) {
-                Json.members(b, valueAt, MEMBERS, found);
+                Json.members(b, valueAt, MEMBERS, found, containers);
             }
             int last = -1;  // the member written last: its index in MEMBERS
             for (int i = 0; i < found.length; i++) {
                 if (found[i] < 0 || b[found[i]] == 'n') {  // absent or null
                     continue;
                 }
-                if (!typed(b, found[i], i / 2)) {
+                if (!typed(found[i], i / 2)) {
                     return false;
                 }
                 last = last < 0 || found[i] > found[last] ? i : last;
@@ -176,7 +191,7 @@ final class OtlpJson {
             byte[] key = keyAt >= 0 ? Json.decode(b, keyAt) : new byte[0];
             for (int i = 0; i < keys.length; i++) {
                 if (keys[i] != null && !values.isSet(i) && java.util.Arrays.equals(keys[i], key)) {
-                    set(b, last < 0 ? -1 : found[last], last < 0 ? -1 : last / 2, values, i);
+                    set(last < 0 ? -1 : found[last], last < 0 ? -1 : last / 2, i);
                 }
             }
         }
@@ -184,7 +199,7 @@ final class OtlpJson {
     }
 
     /** Whether the member value at p has its kind's type (the kinds the contract reads; any other is not checked). */
-    private static boolean typed(byte[] b, int p, int kind) {
+    private boolean typed(int p, int kind) {
         long[] number = new long[1];
         switch (kind) {
             case STRING_MEMBER: return b[p] == '"';
@@ -194,7 +209,7 @@ final class OtlpJson {
         }
     }
 
-    private static void set(byte[] b, int p, int kind, OtlpValues values, int i) {
+    private void set(int p, int kind, int i) {
         long[] number = new long[1];
         if (kind == STRING_MEMBER) {
             byte[] text = Json.decode(b, p);
@@ -208,10 +223,8 @@ final class OtlpJson {
         }
     }
 
-
-
     /** The positions of the array at p's elements (-1: none), or null when it is no array of objects. */
-    private static int[] elements(byte[] b, int p) {
+    private int[] elements(int p) {
         if (p < 0) {
             return new int[0];
         }
@@ -229,7 +242,7 @@ final class OtlpJson {
                 found = java.util.Arrays.copyOf(found, count * 2);
             }
             found[count++] = q;
-            q = Json.skipWhitespace(b, Json.skip(b, q), b.length);
+            q = Json.skipWhitespace(b, Json.skip(b, q, containers), b.length);
             q = b[q] == ',' ? Json.skipWhitespace(b, q + 1, b.length) : q;
         }
         return java.util.Arrays.copyOf(found, count);
@@ -256,7 +269,7 @@ final class OtlpJson {
         return found;
     }
 
-    private static void clear(OtlpValues values, byte[][] keys) {
+    private void clear(byte[][] keys) {
         for (int i = 0; i < keys.length; i++) {
             if (keys[i] != null) {
                 values.clear(i);
