@@ -69,6 +69,7 @@ class BatchCommitter:
                  marks: Marks | None = None):
         self.dead_letter_limit, self.single_task_max = settings.dead_letter_limit, settings.single_task_max_records
         self.count_lines = settings.count_lines
+        self.rows_per_record = 1.0  # log records per Kafka record in the last batch (an OTLP request holds many)
         self.hooks = hooks
         self.watch = watch or Watch()
         self.marks = marks or Marks()  # counted_through: what each commit may claim (errorcount/counted_through.py)
@@ -135,13 +136,17 @@ class BatchCommitter:
         started = time.monotonic()
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id)  # read once per batch
         planned = self.planned_records(batch_id, ends)
-        one_task = planned is not None and planned <= self.single_task_max
+        # SINGLE_TASK_MAX_RECORDS bounds the rows one task counts: Kafka records times the log
+        # records each held in the last batch (1 but for LOG_FORMAT=otlp)
+        one_task = planned is not None and planned * self.rows_per_record <= self.single_task_max
         cores = batch_df.sparkSession.sparkContext.defaultParallelism
         summary = count_planned(batch_df, self.slots, self.dead_letter_limit, 1 if one_task else cores,
                                 self.hooks, self.expected, ends, self.count_lines)
         # Spark's planned end also moves past transaction markers and aborted records, which the
         # rows never show: a batch of only those commits its offsets too, so nothing stalls.
         after = offsets.batch_end(self.expected, summary.ranges, ends)
+        if summary.records:
+            self.rows_per_record = max(summary.records_logged / summary.records, 1.0)
         if after == self.expected:
             return
         offsets.check_no_overlap(self.expected, summary.ranges)

@@ -90,10 +90,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("TRIGGER_INTERVAL", str, "1 second", "micro-batch interval (Spark processing-time trigger)",
             pattern=r"\d+ (milliseconds?|seconds?|minutes?)", shape="'5 seconds'", group="Batches"),
     Setting("MAX_OFFSETS_PER_TRIGGER", int, "500000", "most records per micro-batch (0 = no limit)",
-            note="Bounds batch size and memory while catching up on a backlog."),
+            note="Bounds batch size and memory while catching up on a backlog. Kafka records: with LOG_FORMAT=otlp, "
+                 "requests of many log records each (divide by their typical count, e.g. 5000 for requests of 100)."),
     Setting("SINGLE_TASK_MAX_RECORDS", int, "10000",
             "batches of at most this many records run as one Spark task, without a shuffle (0 = never)",
-            note="Larger batches run one task per Kafka partition, in parallel."),
+            note="Larger batches run one task per Kafka partition, in parallel. With LOG_FORMAT=otlp, log records: "
+                 "a batch's Kafka records times the log records each held in the batch before."),
     Setting("OVERLAP_COMMIT", bool, "true", "commit a batch in MySQL while Spark reads and counts the next one",
             note="Transactions still run one at a time, in batch order: a batch commits only after the previous one "
                  "did, and a failed commit stops the job before anything later is stored (docs/design.md). false: "
