@@ -115,11 +115,15 @@ def test_the_collectors_topics_in_both_encodings_count_as_the_file_says(admin, c
             "LOG_FORMAT": "otlp", "GROUP_BY": GROUP_BY, "COUNT_LINES": "true", "COUNTS_TABLE": counts_tables[encoding]})
     with open(tmp_path / "collector.out", "wb") as out:
         collector = subprocess.Popen([binary, "--config", f"file:{config}"], stdout=out, stderr=subprocess.STDOUT)
+
+        def counted(table: str, encoding: str) -> bool:
+            drivers[encoding].check_alive()
+            assert collector.poll() is None, (f"the Collector exited with {collector.returncode}:\n"
+                                              + (tmp_path / "collector.out").read_text(errors="replace")[-3000:])
+            return sum(error_log(admin, table, "line_count").values()) >= sum(lines.values())
         try:
             for encoding, table in counts_tables.items():
-                wait_until(lambda t=table, e=encoding: (drivers[e].check_alive() or True) and collector.poll() is None
-                           and sum(error_log(admin, t, "line_count").values()) >= sum(lines.values()), 300,
-                           f"the {encoding} job to count the file's lines")
+                wait_until(lambda t=table, e=encoding: counted(t, e), 300, f"the {encoding} job to count the file's lines")
         finally:
             collector.terminate()
             collector.wait(60)
