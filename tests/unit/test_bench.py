@@ -79,11 +79,14 @@ def test_percentile_and_goals():
     assert met == {"(b) warm >= ": ("0.75 x", True), "(b) >= 4 x (": ("3.50 x", False), "(b) >= 2.5 x": ("2.33 x", False)}
     assert report.ratios(results) == {"b_warm_over_spark_source": 0.75, "b_over_python": 3.5,
                                       "b_over_udf": 70 / 30, "b_over_kafka": 0.07, "access_over_app": None,
-                                      "json_over_app": None}
+                                      "json_over_app": None, "otlp_proto_over_app": None, "otlp_json_over_app": None}
     assert report.ratios({"b_job": {"records_per_s": 1.0}})["b_warm_over_spark_source"] is None
     results["formats"] = {"access": {"records_per_s": 60.0}, "json": {"records_per_s": 34.0}}
     met = {goal.split(":")[0]: (measured, ok) for goal, measured, ok in report.goals(results)}
     assert met["LOG_FORMAT=access"] == ("0.86 x", True) and met["LOG_FORMAT=json"] == ("0.49 x", False)
+    results["o_otlp"] = {"proto": {"log_records_per_s": 84.0}, "json": {"log_records_per_s": 42.0}}
+    met = {goal.split(":")[0]: (measured, ok) for goal, measured, ok in report.goals(results)}
+    assert met["LOG_FORMAT=otlp, otlp_proto"] == ("1.20 x", True) and met["LOG_FORMAT=otlp, otlp_json"] == ("0.60 x", False)
 
 
 def test_native_memory_categories_and_their_report():
