@@ -26,8 +26,8 @@ def kafka_jars() -> str:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):  # noqa: ARG001
-    """Keeps each phase's report on the test item (item.failed_phase), so a fixture's teardown can
-    tell a failed test from a passed one (tests/services.py: start_driver shows its drivers' logs)."""
+    """Notes on the test item the phase that failed (item.failed_phase: setup, call or teardown), so
+    a fixture's teardown can tell a failed test from a passed one (tests/services.py: start_driver shows its drivers' logs)."""
     report = yield
     if report.failed:
         item.failed_phase = report.when

@@ -44,6 +44,11 @@ def totals(found: list[Change]) -> tuple[tuple[int, int], tuple[int, int]]:
             (sum(c.after[0] for c in found), sum(c.after[1] for c in found)))
 
 
+def changed(found: list[Change]) -> int:
+    """How many minutes of the range the recount changes."""
+    return sum(1 for c in found if c.before != c.after)
+
+
 def table(found: list[Change], only_changed: bool = True) -> str:
     """DRY_RUN's text: one line per minute (those that change, unless `only_changed` is False) and
     the totals, as an operator reads them before swapping a week."""
@@ -55,8 +60,7 @@ def table(found: list[Change], only_changed: bool = True) -> str:
         lines.append(f"{minute_text(c.minute):<16}  {c.before[0]:>11}  {c.after[0]:>11}  {c.delta[0]:>+9}  "
                      f"{c.before[1]:>11}  {c.after[1]:>11}  {c.delta[1]:>+9}")
     (errors_before, lines_before), (errors_after, lines_after) = totals(found)
-    changed = sum(1 for c in found if c.before != c.after)
     lines.append(f"{'total':<16}  {errors_before:>11}  {errors_after:>11}  {errors_after - errors_before:>+9}  "
                  f"{lines_before:>11}  {lines_after:>11}  {lines_after - lines_before:>+9}")
-    lines.append(f"{changed} of {len(found)} minutes change")
+    lines.append(f"{changed(found)} of {len(found)} minutes change")
     return "\n".join(lines)

@@ -196,7 +196,7 @@ class RecountStore:
         (errors_before, lines_before), (errors_after, lines_after) = diff.totals(found)
         cursor.execute(INSERT_RECOUNT, (
             self.job, minute_key(chunk.first), minute_key(chunk.end), offsets_json(read_from), offsets_json(stored),
-            errors_before, lines_before, errors_after, lines_after, sum(1 for c in found if c.before != c.after),
+            errors_before, lines_before, errors_after, lines_after, diff.changed(found),
             len(figures.series), self.rules.digest, epoch, self.recounted_by))
 
 

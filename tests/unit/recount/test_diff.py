@@ -3,7 +3,7 @@ by hand."""
 
 import pytest
 
-from errorcount.recount.diff import changes, table, totals
+from errorcount.recount.diff import changed, changes, table, totals
 from errorcount.recount.plan import Range
 
 BEFORE = {100: (2, 10), 101: (0, 7), 103: (5, 5)}
@@ -16,6 +16,7 @@ def test_every_minute_of_either_side_with_its_difference():
         (100, (2, 10), (3, 10), (1, 0)), (101, (0, 7), (0, 7), (0, 0)),
         (102, (0, 0), (1, 1), (1, 1)), (103, (5, 5), (0, 0), (-5, -5))]
     assert totals(found) == ((7, 22), (4, 18))
+    assert changed(found) == 3  # 101 is the same on both sides
 
 
 def test_the_table_lists_changed_minutes_and_the_totals():
