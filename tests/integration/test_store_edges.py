@@ -130,14 +130,14 @@ def test_a_batch_of_two_topics_stores_each_ones_offsets_id_and_ledger_row(conn, 
     batch = BatchSummary(records=7, errors=3, rejected=1, minute_counts={MINUTE: 3},
                          ranges={TP(first, 0): (10, 14), TP(second, 1): (4, 5)},
                          dead_letters=((second, 1, 5, "bad_level", b"x"),),
-                         per_topic={first: (5, 3, 0), second: (2, 0, 1)})
+                         per_topic={first: (5, 3, 0, 5), second: (2, 0, 1, 9)}, log_records=14)
     assert job_store.commit_batch(batch, before, after, {first: "ID-A", second: "ID-B"})
     assert job_store.load_offsets() == after
     assert {tp.topic: row.topic_id for tp, row in job_store.load_start().rows.items()} == {first: "ID-A", second: "ID-B"}
-    ledger = query(admin, "SELECT topic, records, error_lines, rejected, offsets_before, offsets_after FROM ingest_batches "
-                          "WHERE job = %s ORDER BY topic", (job,))
-    assert [tuple(row) for row in ledger] == sorted([(first, 5, 3, 0, '{"0": 10}', '{"0": 15}'),
-                                                     (second, 2, 0, 1, '{"0": 0, "1": 4}', '{"0": 0, "1": 6}')])
+    ledger = query(admin, "SELECT topic, records, log_records, error_lines, rejected, offsets_before, offsets_after "
+                          "FROM ingest_batches WHERE job = %s ORDER BY topic", (job,))
+    assert [tuple(row) for row in ledger] == sorted([(first, 5, 5, 3, 0, '{"0": 10}', '{"0": 15}'),
+                                                     (second, 2, 9, 0, 1, '{"0": 0, "1": 4}', '{"0": 0, "1": 6}')])
     assert [tuple(r) for r in query(admin, "SELECT topic, kafka_partition, kafka_offset FROM rejected_lines WHERE job = %s",
                                     (job,))] == [(second, 1, 5)]
     assert store.Store(conn, job, [unread]).load_offsets() == {TP(unread, 0): 7}  # left as it was
