@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from tests.support import SHORT_JIT
+
 ROOT = Path(__file__).resolve().parents[1]
 CLASSIFIER = ROOT / ".local" / "java" / "errorcount-classify.jar"
 
@@ -47,7 +49,7 @@ def spark():
                .config("spark.jars", f"{CLASSIFIER},{kafka_jars()}")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.session.timeZone", "America/St_Johns")
-               .config("spark.driver.extraJavaOptions", "-Duser.timezone=Asia/Kathmandu")
+               .config("spark.driver.extraJavaOptions", f"-Duser.timezone=Asia/Kathmandu {SHORT_JIT}")
                .getOrCreate())
     yield session
     session.stop()
