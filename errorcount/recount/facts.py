@@ -1,6 +1,7 @@
 """What the recount's plan (errorcount/recount/plan.py) is made of: the job's offset rows (MySQL)
 and what Kafka holds of each partition now. `partition_facts` is the pure rule; `ask_kafka` the
-three listOffsets requests it needs."""
+three listOffsets requests it needs. `changed_topics` is the rule that keeps a read honest after the
+plan: the records read must be those of the topics the plan saw."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ class Held:
     log_start: int         # its earliest offset
     at_time: int           # the first offset with a timestamp at or after the read start (NONE: none)
     first_ms: int          # the timestamp of the first record it holds (NONE: it holds none)
+    topic_id: str          # the ID of the topic Kafka holds under the partition's name
 
 
 def partition_facts(rows: Mapping[TopicPartition, JobRow], held: Mapping[TopicPartition, Held],
@@ -62,4 +64,20 @@ def ask_kafka(admin: KafkaAdmin, rows: Mapping[TopicPartition, JobRow], read_fro
     earliest = admin.list_offsets({tp: spec.earliest() for tp in present})
     at_time = admin.list_offsets({tp: spec.forTimestamp(read_from_ms) for tp in present})
     first = admin.list_offsets({tp: spec.forTimestamp(0) for tp in present})
-    return {tp: Held(earliest[tp][0], at_time[tp][0], first[tp][1]) for tp in present}
+    ids = {topic: str(found.topicId().toString()) for topic, found in described.items()}
+    return {tp: Held(earliest[tp][0], at_time[tp][0], first[tp][1], ids[tp.topic]) for tp in present}
+
+
+def changed_topics(read: Mapping[str, str], now: Mapping[str, str | None],
+                   rows: Mapping[TopicPartition, JobRow]) -> list[str]:
+    """The topics whose records a read may not have been those the recount meant: `read` is the ID
+    each topic it read had when it planned (or first read it), `now` Kafka's IDs after the read (None:
+    no such topic), `rows` the job's offset rows now. A topic deleted and created again under the same
+    name between the plan and the read would hand the read another topic's records at the planned
+    offsets; its ID tells (IDs are never reused). So does a job row that moved to another ID (the live
+    job found the topic recreated). Deleted since the read counts as changed too: nothing can tell
+    any more which topic the read saw."""
+    changed = {topic for topic, planned in read.items() if now.get(topic) != planned}
+    changed |= {tp.topic for tp, row in rows.items()
+                if tp.topic in read and row.topic_id is not None and row.topic_id != read[tp.topic]}
+    return sorted(changed)

@@ -48,11 +48,15 @@ def chunks(span: Range, size: int) -> list[Range]:
 
 @dataclass
 class Covered:
-    """What the recount has counted: the offsets read up to per partition (`to`) and the figures of
-    what was read after the main read (the tail the live job committed meanwhile), every minute."""
+    """What the recount has counted: the offsets read up to per partition (`to`), the figures of
+    what was read after the main read (the tail the live job committed meanwhile), every minute, and
+    the ID of each topic it read records of (`topic_ids`, as Kafka named it when the recount planned
+    or first read it), which `admin` checks after every read."""
 
     to: Position
     tail: Figures
+    topic_ids: dict[str, str]
+    admin: KafkaAdmin
 
 
 class Recount:
@@ -113,7 +117,9 @@ class Recount:
         log.info("recounting %s to %s of job %r: reading %s", minute_text(span.first), minute_text(span.end),
                  cfg.job_name, ", ".join(f"{tp} [{a}, {b})" for tp, (a, b) in planned.items()) or "nothing")
         read_from = {tp: start for tp, (start, _end) in planned.items()}
-        covered = Covered({tp: end for tp, (_start, end) in planned.items()}, Figures({}, {}))
+        covered = Covered({tp: end for tp, (_start, end) in planned.items()}, Figures({}, {}),
+                          {tp.topic: held[tp].topic_id for tp, (start, end) in planned.items() if end > start},
+                          admin)
         started = time.monotonic()
         with self.hooks.killed_during("during_spark_job", lambda: True):
             grouped = self.counter.aggregate(planned)
@@ -165,9 +171,27 @@ class Recount:
         tail = {tp: (covered.to.get(tp, rows[tp].counted_from), end) for tp, end in stored.items()
                 if end > covered.to.get(tp, rows[tp].counted_from)}
         if tail:
+            for tp in tail:  # a topic first read here is checked from now on under the ID its row names
+                topic_id = rows[tp].topic_id
+                if topic_id is not None:
+                    covered.topic_ids.setdefault(tp.topic, topic_id)
             covered.tail = added(covered.tail, self.counter.count(tail))
             covered.to.update({tp: end for tp, (_start, end) in tail.items()})
+        self.same_topics(covered, rows, chunk)
         return added(main, within(covered.tail, chunk))
+
+    def same_topics(self, covered: Covered, rows: dict[TopicPartition, JobRow], chunk: Range) -> None:
+        """FencedError if a topic read may have been another than the one planned (facts.changed_topics):
+        asked after every read, so nothing of another topic's records is ever swapped in."""
+        if not covered.topic_ids:
+            return
+        now = covered.admin.topic_ids(sorted(covered.topic_ids))
+        changed = facts.changed_topics(covered.topic_ids, now, rows)
+        if changed:
+            raise FencedError(f"topic(s) {', '.join(changed)} of job {self.cfg.job_name!r} were deleted or created "
+                              "again during the recount (their topic IDs changed): the records read may be another "
+                              f"topic's. The chunk from {minute_text(chunk.first)} was not swapped (earlier chunks "
+                              "were, each exact). Recount the range again.")
 
     def swap(self, recount_store: RecountStore, chunk: Range, read_from: Position, covered: Covered, main: Figures):
         """The chunk swapped in (None: an earlier attempt's COMMIT, reported lost, was applied). What

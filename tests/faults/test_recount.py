@@ -2,7 +2,9 @@
 live job killed while a recount runs; then, the job stopped, the recount's own spark-submit
 SIGKILLed inside a chunk's swap (nothing of that chunk is swapped, the chunks before it are, each
 exact) and run again through `python -m errorcount recount` (the same numbers); the job restarted
-counts on top. Expectations are plain-Python counts of the lines written (tests/harness/recount.py)."""
+counts on top; and a recount whose topic is deleted and created again between its plan and its
+read refuses (fenced) and changes nothing. Expectations are plain-Python counts of the lines written
+(tests/harness/recount.py)."""
 
 import sys
 import time
@@ -10,8 +12,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from errorcount.errors import FencedError
 from errorcount.recount.plan import minute_text
 from errorcount.recount.run import Recount
+from errorcount.tools import kafka_admin
 from tests.harness.recount import NEW, Lines, counted_then_rules_changed, in_range, recent_range, recount_config
 from tests.support import ROOT, catch_up, error_log, kill_sql_server, launch, query, series_counts, series_totals, service, unique
 
@@ -91,3 +95,21 @@ def test_a_recount_rides_out_crashes_of_the_sql_server_the_job_and_itself(clean_
     assert in_range(error_log(admin), span, base) == in_range(lines.errors(NEW_LEVELS), span, base)
     assert +in_range(series_counts(admin, job, "level"), span, base) == in_range(lines.series(NEW_LEVELS, True), span, base)
     assert in_range(series_totals(admin, job), span, base) == in_range(error_log(admin), span, base)
+
+    # 4. The job stopped; the topic deleted and created again (the same name, more records than the
+    # job stored offsets for) between the recount's plan and its read: the read gets the new topic's
+    # records at the planned offsets, and the recount must see it by the topic's ID and swap nothing.
+    assert again.stop() == 0
+    counts_before, ledger_before = error_log(admin), query(admin, "SELECT COUNT(*) FROM recounts WHERE job = %s", (job,))
+    recreated = Recount(recount_config(job, topic, **NEW), spark, print_out=lambda text: None)
+    planned_read = recreated.counter.aggregate
+
+    def recreated_then_read(spans):
+        kafka_admin.recreate_topic(topic, 2)
+        Lines(topic, base).write(len(lines.written) + 100, seed=4)
+        return planned_read(spans)
+    recreated.counter.aggregate = recreated_then_read
+    with pytest.raises(FencedError, match="topic IDs changed"):
+        recreated.run(span, False, int(time.time()) // 60)
+    assert error_log(admin) == counts_before
+    assert query(admin, "SELECT COUNT(*) FROM recounts WHERE job = %s", (job,)) == ledger_before

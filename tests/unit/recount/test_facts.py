@@ -11,7 +11,7 @@ from errorcount.kafka.client import KafkaClient
 from errorcount.offsets import TopicPartition
 from errorcount.recount.count import added, batch_options, within
 from errorcount.recount.diff import Figures
-from errorcount.recount.facts import NONE, Held, partition_facts
+from errorcount.recount.facts import NONE, Held, changed_topics, partition_facts
 from errorcount.recount.plan import PartitionFacts, Range, parse_minute
 from errorcount.recount.run import chunks
 from errorcount.store.recount import JobRow, offsets_json
@@ -24,12 +24,13 @@ def row(next_offset: int, counted_from: int = 0, gone: bool = False, updated_ms:
 
 
 def test_a_partition_kafka_holds_is_read_from_its_answers():
-    found = partition_facts({A0: row(100, counted_from=10)}, {A0: Held(log_start=4, at_time=30, first_ms=1_000)}, {})
+    held = {A0: Held(log_start=4, at_time=30, first_ms=1_000, topic_id="ID")}
+    found = partition_facts({A0: row(100, counted_from=10)}, held, {})
     assert found == {A0: PartitionFacts(10, 100, 4, 30, 1_000, None)}
 
 
 def test_kafka_without_an_answer_is_none_in_the_facts():
-    found = partition_facts({A0: row(100)}, {A0: Held(log_start=100, at_time=NONE, first_ms=NONE)}, {})
+    found = partition_facts({A0: row(100)}, {A0: Held(log_start=100, at_time=NONE, first_ms=NONE, topic_id="ID")}, {})
     assert found == {A0: PartitionFacts(0, 100, 100, None, None, None)}
 
 
@@ -42,13 +43,32 @@ def test_a_partition_kafka_does_not_hold_is_gone_since_its_row_was_last_written(
 
 
 def test_a_recreated_topic_keeps_the_time_it_was_found_even_before_counting_anything_new():
-    held = {B0: Held(0, 0, 2_000)}
+    held = {B0: Held(0, 0, 2_000, "ID")}
     found = partition_facts({B0: row(0)}, held, {B0: 3_000})
     assert found == {B0: PartitionFacts(0, 0, 0, 0, 2_000, 3_000)}
 
 
 def test_rows_that_counted_nothing_are_left_out():
-    assert partition_facts({A0: row(10, counted_from=10), A1: row(0, gone=True)}, {A0: Held(0, 0, 1)}, {}) == {}
+    assert partition_facts({A0: row(10, counted_from=10), A1: row(0, gone=True)}, {A0: Held(0, 0, 1, "ID")}, {}) == {}
+
+
+def ids_row(topic_id: str | None, gone: bool = False) -> JobRow:
+    return JobRow(10, 0, topic_id, gone, 5_000)
+
+
+@pytest.mark.parametrize("read, now, rows, changed", [
+    ({"a": "X"}, {"a": "X"}, {A0: ids_row("X"), A1: ids_row(None)}, []),          # the same topic all along
+    ({"a": "X"}, {"a": "Y"}, {A0: ids_row("X")}, ["a"]),                           # recreated, the job not there yet
+    ({"a": "X"}, {"a": "Y"}, {A0: ids_row("Y")}, ["a"]),                           # recreated, the job moved on
+    ({"a": "X"}, {"a": "X"}, {A0: ids_row("Y")}, ["a"]),                           # the job's row of another topic ID
+    ({"a": "X"}, {"a": None}, {A0: ids_row("X")}, ["a"]),                          # deleted since the read
+    ({"a": "X"}, {}, {A0: ids_row("X", gone=True)}, ["a"]),                        # deleted, the job gave it up
+    ({"a": "X", "b": "Z"}, {"a": "X", "b": "W"}, {A0: ids_row("X"), B0: ids_row("Z")}, ["b"]),  # only the one
+    ({"a": "X"}, {"a": "X"}, {B0: ids_row("Q")}, []),                              # a topic it did not read
+    ({}, {}, {A0: ids_row("X")}, []),                                              # it read nothing
+])
+def test_a_read_is_of_the_planned_topics_only_while_every_id_stays_the_same(read, now, rows, changed):
+    assert changed_topics(read, now, rows) == changed
 
 
 def test_chunks_cover_the_range_in_order_without_overlap():
