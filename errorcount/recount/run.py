@@ -84,8 +84,8 @@ class Recount:
                                          self.hooks)
             job_store = store.Store(conn, cfg.job_name, (), cfg.counts_table)
             self.mysql("checking the schema", lambda: job_store.verify_schema(cfg.mysql_database))
-            lock_store = RecountStore(lock, cfg.job_name, cfg.counts_table, self.rules, self.recounted_by)
-            self.mysql("taking the recount lock", lock_store.hold_lock)
+            self.lock_store = RecountStore(lock, cfg.job_name, cfg.counts_table, self.rules, self.recounted_by)
+            self.mysql("taking the recount lock", self.lock_store.hold_lock)
             admin = KafkaAdmin(session.jvm(self.spark), self.client)
             try:
                 return self.recount(recount_store, admin, span, dry_run, now_minute)
@@ -145,6 +145,7 @@ class Recount:
         """Each chunk's figures swapped in (or, with `dry_run`, compared with the counts now): its changes."""
         found: list[diff.Change] = []
         for chunk in chunks(span, self.cfg.recount_chunk_minutes):
+            self.mysql("keeping the recount lock", lambda: self.lock_store.hold_lock(started=True))
             main = self.counter.figures(grouped, chunk)
             if dry_run:
                 rows_now = self.mysql("reading the job's offsets", recount_store.job_rows)

@@ -47,7 +47,9 @@ INSERT_RECOUNT = ("INSERT INTO recounts (job, first_minute, end_minute, offsets_
                   "lines_before, errors_after, lines_after, minutes_changed, series_rows, rules_digest, epoch, "
                   "recounted_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
 SELECT_SWAPPED = "SELECT COUNT(*) FROM recounts WHERE job = %s AND recounted_by = %s AND first_minute = %s"
-GET_LOCK = "SELECT GET_LOCK(%s, 0), IS_USED_LOCK(%s)"
+# Taken, or kept: 1 at once when this connection holds the lock already (a user lock is
+# re-entrant, and GET_LOCK would count a second hold), else one try to take it.
+GET_LOCK = "SELECT IF(IS_USED_LOCK(%s) = CONNECTION_ID(), 1, GET_LOCK(%s, 0)), IS_USED_LOCK(%s)"
 # The lock's connection stays silent while the recount reads for minutes or hours: MySQL's default
 # idle limit (8 h) instead of MYSQL_IDLE_TIMEOUT, which would drop it, and the lock with it.
 LOCK_SESSION = "SET SESSION wait_timeout = 28800"
@@ -84,18 +86,27 @@ class RecountStore:
         self.conn, self.job, self.counts_table, self.rules = conn, job, counts_table, rules
         self.recounted_by, self.series, self.hooks = recounted_by, series, hooks
 
-    def hold_lock(self) -> None:
+    def hold_lock(self, started: bool = False) -> None:
         """One recount per job at a time: ConfigError naming the connection that holds the lock.
         Held by this store's connection until it closes: give it a connection of its own, used for
-        nothing else (a reconnect would drop the lock)."""
+        nothing else. Called again before each chunk (`started`): a SQL server restarted meanwhile
+        dropped the lock with the connection, which reconnects without it; taken again here, or
+        refused if another recount took it in between."""
+        name = lock_name(self.job)
         with transaction(self.conn) as cursor:
             cursor.execute(LOCK_SESSION)
-            cursor.execute(GET_LOCK, (lock_name(self.job), lock_name(self.job)))
+            cursor.execute(GET_LOCK, (name, name, name))
             got, holder = cursor.fetchone()
-        if got != 1:
-            raise ConfigError(f"another recount of job {self.job!r} is running (MySQL connection {holder} holds its lock): "
-                              "recounts of one job run one at a time. Wait for it to finish, then run this one "
-                              "again. Nothing was changed.")
+        if got == 1:
+            return
+        if started:
+            raise ConfigError(f"the recount of job {self.job!r} lost its lock (the SQL server restarted) and another "
+                              f"recount took it meanwhile (MySQL connection {holder}): the chunks before were swapped, "
+                              "each exact; this one stops here. Wait for the other to finish, then recount the range "
+                              "again.")
+        raise ConfigError(f"another recount of job {self.job!r} is running (MySQL connection {holder} holds its lock): "
+                          "recounts of one job run one at a time. Wait for it to finish, then run this one "
+                          "again. Nothing was changed.")
 
     def job_rows(self) -> dict[TopicPartition, JobRow]:
         """Every offset row of the job, of every topic it ever read, with where it began counting."""

@@ -1,5 +1,5 @@
 """A recount interrupted, on one job (a driver start costs ~20 s): the SQL server SIGKILLed and the
-live job killed while a recount runs; then, the job stopped, the recount's own spark-submit
+live job killed while a recount runs (it takes its lock again); then, the job stopped, the recount's own spark-submit
 SIGKILLed inside a chunk's swap (nothing of that chunk is swapped, the chunks before it are, each
 exact) and run again through `python -m errorcount recount` (the same numbers); the job restarted
 counts on top; and a recount whose topic is deleted and created again between its plan and its
@@ -15,6 +15,7 @@ import pytest
 from errorcount.errors import FencedError
 from errorcount.recount.plan import minute_text
 from errorcount.recount.run import Recount
+from errorcount.store.recount import lock_name
 from errorcount.tools import kafka_admin
 from tests.harness.recount import NEW, Lines, counted_then_rules_changed, in_range, recent_range, recount_config
 from tests.support import ROOT, catch_up, error_log, kill_sql_server, launch, query, series_counts, series_totals, service, unique
@@ -58,7 +59,14 @@ def test_a_recount_rides_out_crashes_of_the_sql_server_the_job_and_itself(clean_
             service("db.sh", "start")
         return grouped
     recount.counter.aggregate = read_then_the_world_breaks
+    swap, lock_free = recount.swap, []
+
+    def swap_noting_the_lock(*args):
+        lock_free.append(query(admin, "SELECT IS_FREE_LOCK(%s)", (lock_name(job),))[0][0])
+        return swap(*args)
+    recount.swap = swap_noting_the_lock
     assert recount.run(span, False, int(time.time()) // 60) == 0
+    assert lock_free == [0, 0]  # the server's restart dropped the recount's lock: it took it again
     assert in_range(error_log(admin), span, base) == in_range(lines.errors(NEW_LEVELS), span, base)
 
     # 2. The job stopped (more lines wait in Kafka, not counted), the range's counts made wrong by

@@ -9,7 +9,7 @@ from errorcount.errors import EXIT_FENCED
 from tests.support import wait_until
 
 START = datetime(2035, 1, 1, 0, 0)
-ROUNDS = 5
+ROUNDS = 2  # a takeover, then a takeover of the instance that took over: the epochs move on, nothing counts twice
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
