@@ -1,4 +1,5 @@
-"""Retrying transient failures (MySQL or Kafka away) inside the running driver, up to a deadline."""
+"""Retrying transient failures (MySQL or Kafka away) inside the running driver, up to a deadline,
+and starting a failed query again, with backoff, up to a limit."""
 
 import logging
 import time
@@ -9,6 +10,8 @@ from errorcount.errors import JobStop, UnavailableError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW seconds
+RESTART_WINDOW = 600
 
 
 class StopRequested(Exception):
@@ -62,3 +65,26 @@ def retry(what: str, action: Callable[[], T], seconds: float, transient: Callabl
             on_retry()
             sleep(delay)
             delay = min(delay * 2, 10.0)
+
+
+class QueryFailed(Exception):
+    """The streaming query ended with an error that was not a JobStop."""
+
+
+class RestartPolicy:
+    """When a failed query is started again inside the driver: after 2, 4, 8, 16, 30 s; a failure
+    beyond MAX_RESTARTS within RESTART_WINDOW seconds ends the driver (a JobStop, exit 1)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, limit: int = MAX_RESTARTS,
+                 window: float = RESTART_WINDOW):
+        self.clock, self.limit, self.window = clock, limit, window
+        self.failures: list[float] = []  # when the queries failed, within the window
+
+    def delay_after(self, failure: QueryFailed) -> float:
+        """Seconds to wait before the next query; JobStop once there were too many failures."""
+        now = self.clock()
+        self.failures = [t for t in self.failures if now - t < self.window] + [now]
+        if len(self.failures) > self.limit:
+            raise JobStop(f"the streaming query failed {len(self.failures)} times within {self.window:.0f} s, "
+                          f"last: {failure}. Nothing was half-committed; see the log above.")
+        return min(2 ** len(self.failures), 30)

@@ -9,7 +9,6 @@ import logging
 import os
 import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,14 +31,12 @@ from errorcount.observe import logline, progress, watch
 from errorcount.observe.watch import Watch, WatchSettings
 from errorcount.pipeline import classify, source
 from errorcount.pipeline.classify import Contract
-from errorcount.retry import StopRequested, first_line, retry, stoppable_sleep
+from errorcount.retry import QueryFailed, RestartPolicy, StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
 from errorcount.store import mysql, retention
 from errorcount.store.series import SeriesStore
 
 log = logging.getLogger(__name__)
-MAX_RESTARTS = 5          # query failures tolerated within RESTART_WINDOW seconds
-RESTART_WINDOW = 600
 
 
 def yarn_reattempt(spark: SparkSession, env) -> store.Reattempt | None:
@@ -53,29 +50,6 @@ def yarn_reattempt(spark: SparkSession, env) -> store.Reattempt | None:
         log.warning("YARN attempt %s without APP_SUBMIT_TIME_ENV: taking the job lease like a new start", attempt.get())
         return None
     return store.Reattempt(spark.sparkContext.applicationId, int(submitted))
-
-
-class QueryFailed(Exception):
-    """The streaming query ended with an error that was not a JobStop."""
-
-
-class RestartPolicy:
-    """When a failed query is started again inside the driver: after 2, 4, 8, 16, 30 s; a failure
-    beyond MAX_RESTARTS within RESTART_WINDOW seconds ends the driver (a JobStop, exit 1)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic, limit: int = MAX_RESTARTS,
-                 window: float = RESTART_WINDOW):
-        self.clock, self.limit, self.window = clock, limit, window
-        self.failures: list[float] = []  # when the queries failed, within the window
-
-    def delay_after(self, failure: QueryFailed) -> float:
-        """Seconds to wait before the next query; JobStop once there were too many failures."""
-        now = self.clock()
-        self.failures = [t for t in self.failures if now - t < self.window] + [now]
-        if len(self.failures) > self.limit:
-            raise JobStop(f"the streaming query failed {len(self.failures)} times within {self.window:.0f} s, "
-                          f"last: {failure}. Nothing was half-committed; see the log above.")
-        return min(2 ** len(self.failures), 30)
 
 
 @dataclass(frozen=True)

@@ -142,8 +142,9 @@ def process_alive(pid: int) -> bool:
 
 # The JIT's first tier only (C1) for the JVMs the tests start: a test driver lives for seconds to a
 # minute, too short for C2's compilations to pay back the CPU they take on 2 cores (measured: a
-# driver's start, first commit and stop 19-22 CPU-s against 31-34 with both tiers). The job itself,
-# make bench and YARN keep the JVM's default; the JIT does not change what a query computes.
+# driver's start, first commit and stop 19-22 CPU-s against 31-34 with both tiers). The YARN tests'
+# containers too (tests/yarn/cluster.py); the job itself, make bench and make chaos keep the JVM's
+# default. The JIT does not change what a query computes.
 SHORT_JIT = "-XX:TieredStopAtLevel=1"
 TEST_DRIVER = {"TRIGGER_INTERVAL": "1 second", "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
                "SPARK_SUBMIT_OPTS": SHORT_JIT}

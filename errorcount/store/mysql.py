@@ -1,11 +1,13 @@
 """The job's MySQL connection: its arguments (TLS as MYSQL_SSL_MODE says), its session, which
-failures are transient, and how a failure reads in the log. The job's transactions: errorcount/store/transactions.py."""
+failures are transient, how a failure reads in the log, and the one transaction helper every write
+runs in (transaction()). The job's transactions themselves: errorcount/store/transactions.py."""
 
+import contextlib
 import functools
 import re
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pymysql
 from dbutils.steady_db import SteadyDBConnection
@@ -13,6 +15,7 @@ from dbutils.steady_db import connect as steady_connect
 
 from errorcount.config.load import Config
 from errorcount.errors import ConfigError
+from errorcount.faults import Hooks
 from errorcount.retry import first_line
 
 
@@ -133,3 +136,61 @@ class ServerCursor:
 
     def __getattr__(self, name: str):
         return getattr(self.cursor, name)
+
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+def with_table(statement: str, table: str) -> str:
+    """A statement on the counts table `table`: an identifier (COUNTS_TABLE's own rule, checked
+    again here because it is put into SQL text), quoted."""
+    if not IDENTIFIER.fullmatch(table):
+        raise ConfigError(f"COUNTS_TABLE must be an identifier (letters, digits, _), got {table!r}")
+    return statement.replace("{table}", table)
+
+
+class CommitOutcomeUnknown(Exception):
+    """The connection broke while COMMIT was in flight: the batch may or may not be stored."""
+
+
+def retry_outside_batch(error: BaseException) -> bool:
+    """Whether a failed transaction other than a batch's is tried again: a transient failure, or a
+    COMMIT whose reply was lost (the lease bump, reading offsets and settle are all safe to repeat:
+    at worst the epoch moves twice)."""
+    return is_transient(error) or isinstance(error, CommitOutcomeUnknown)
+
+
+class AlreadyApplied(Exception):
+    """The stored offsets are already what this transaction would store, under this instance's
+    epoch: an earlier attempt whose COMMIT was reported lost was applied after all (late)."""
+
+
+@contextlib.contextmanager
+def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterator[ServerCursor]:
+    """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
+    COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
+    `hooks` (a batch's commit only) are the test fault points around COMMIT."""
+    raw = conn.cursor()  # first: outside a transaction this replaces a dead connection
+    cursor = ServerCursor(raw, is_mariadb(conn))  # the connection the cursor just made sure of
+    try:
+        conn.begin()  # inside the try: a failed BEGIN must be rolled back too, or DBUtils stays "in a transaction"
+        yield cursor
+        if hooks:
+            hooks.crash("before_commit")
+            if hooks.lose_commit("commit_lost_unapplied"):
+                raise CommitOutcomeUnknown("test fault: connection lost before COMMIT reached the server")
+        try:
+            conn.commit()
+        except Exception as error:
+            if is_transient(error):
+                raise CommitOutcomeUnknown(f"connection lost during COMMIT: {error}") from error
+            raise
+        if hooks and hooks.lose_commit("commit_lost_applied"):
+            raise CommitOutcomeUnknown("test fault: COMMIT applied but its reply was lost")
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.rollback()
+        raise
+    finally:
+        with contextlib.suppress(Exception):
+            raw.close()

@@ -20,10 +20,9 @@ from errorcount.offsets import Position, TopicPartition, epoch_minute, minute_ke
 from errorcount.recount import diff
 from errorcount.recount.diff import Figures
 from errorcount.recount.plan import Range, minute_text
-from errorcount.store.mysql import ServerCursor
+from errorcount.store.mysql import ServerCursor, transaction, with_table
 from errorcount.store.rows import GIVEN_UP
 from errorcount.store.series import SeriesStore
-from errorcount.store.transactions import transaction, with_table
 
 SELECT_ROWS = ("SELECT topic, kafka_partition, next_offset, topic_id, counted_from, UNIX_TIMESTAMP(updated_at) "
                "FROM kafka_offsets WHERE job = %s ORDER BY topic, kafka_partition")

@@ -3,13 +3,11 @@ table's claim, the lease, the start and the one transaction per batch (retention
 statements live in errorcount/store/retention.py and run through transaction() too).
 
 Statements are always parameterized. Writes happen only inside transaction(), which rolls back
-on any exception, so a batch's counts, offsets, dead letters and ledger row are committed together
+on any exception (errorcount/store/mysql.py), so a batch's counts, offsets, dead letters and ledger row are committed together
 or not at all.
 """
 
-import contextlib
-import re
-from collections.abc import Callable, Container, Iterator, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -18,123 +16,39 @@ from dbutils.steady_db import SteadyDBConnection
 from errorcount import offsets
 from errorcount.config.rules import Rules
 from errorcount.counted_through import Through
-from errorcount.errors import ConfigError, FencedError
+from errorcount.errors import FencedError
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.offsets import Position, TopicPartition, minute_key
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, Row
 from errorcount.store import marks as counted_marks
 from errorcount.store import schema
-from errorcount.store.mysql import ServerCursor, is_mariadb, is_transient
+from errorcount.store.mysql import (
+    AlreadyApplied,
+    ServerCursor,
+    transaction,
+    with_table,
+)
 from errorcount.store.rows import GIVEN_UP, StartState, as_row, as_text, ledger_rows, live, live_ids
 from errorcount.store.series import SeriesStore
+from errorcount.store.statements import (
+    BUMP_LEASE,
+    GIVE_UP,
+    INSERT_LEDGER,
+    INSERT_REJECTED,
+    INSERT_SKIPPED,
+    MARK_STARTED,
+    REASON_CHARS,
+    SELECT_LEASE,
+    SELECT_LEASE_HOLDER,
+    SELECT_OFFSETS,
+    SELECT_STARTED,
+    SETTLE_OFFSETS,
+    UPSERT_COUNTS,
+    UPSERT_OFFSETS,
+)
 
 T = TypeVar("T")
-# Every row of the job, given-up ones and topics no longer read included (the start planner and
-# Store.live choose).
-SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id, seen_end FROM kafka_offsets "
-                  "WHERE job = %s ORDER BY topic, kafka_partition")
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-# Upserts are written with MySQL 8's row alias; on MariaDB, which has none, transaction() runs them
-# with VALUES(col) (errorcount/store/mysql.py: for_server).
-UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES (%s, %s, %s) AS new "
-                 "ON DUPLICATE KEY UPDATE log_count = `{table}`.log_count + new.log_count, "
-                 "line_count = `{table}`.line_count + new.line_count")
-# An offset is stored with the ID of the topic it belongs to (a recreated topic has another) and the
-# highest end offset the job has seen the partition at: a batch raises it, a start sets it.
-# counted_from (where the job began counting the partition, what a recount reads from at the
-# earliest) is set when a row is first written: a partition found while the query runs is read
-# from its first offset (0). A start keeps it while the topic is the same one (a truncated
-# partition read again from lower offsets lowers it; a row stored before it existed keeps NULL)
-# and sets it anew for a recreated topic. Its assignment comes first: MySQL assigns left to
-# right, and the later ones change topic_id.
-UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
-                  "VALUES (%s, %s, %s, %s, %s, %s, 0) AS new "
-                  "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
-                  "seen_end = GREATEST(COALESCE(kafka_offsets.seen_end, 0), new.seen_end), updated_at = CURRENT_TIMESTAMP(3)")
-SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
-                  "VALUES (%s, %s, %s, %s, %s, %s, %s) AS new ON DUPLICATE KEY UPDATE "
-                  "counted_from = IF(kafka_offsets.topic_id IS NULL OR kafka_offsets.topic_id = new.topic_id "
-                  f"OR kafka_offsets.topic_id = CONCAT('{GIVEN_UP}', new.topic_id), "
-                  "LEAST(kafka_offsets.counted_from, new.counted_from), new.counted_from), "
-                  "next_offset = new.next_offset, topic_id = new.topic_id, seen_end = new.seen_end, "
-                  "updated_at = CURRENT_TIMESTAMP(3)")
-GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
-           "WHERE job = %s AND topic = %s AND kafka_partition = %s")
-# STARTING_OFFSETS applies at the job's first start only: the first that stored a start.
-SELECT_STARTED = ("SELECT (SELECT first_planned_at FROM job_leases WHERE job = %s) IS NOT NULL "
-                  "OR EXISTS (SELECT 1 FROM kafka_offsets WHERE job = %s)")
-MARK_STARTED = "UPDATE job_leases SET first_planned_at = COALESCE(first_planned_at, CURRENT_TIMESTAMP(3)) WHERE job = %s"
-BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint, rules_digest, rules) VALUES (%s, 1, %s, %s, %s, %s) "
-              "AS new ON DUPLICATE KEY UPDATE epoch = job_leases.epoch + 1, owner = new.owner, "
-              "acquired_at = CURRENT_TIMESTAMP(3), metrics_endpoint = new.metrics_endpoint, "
-              "rules_digest = new.rules_digest, rules = new.rules")
-SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
-# acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
-SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
-# A dead letter seen again (a batch re-read after a crash) keeps its first row.
-INSERT_REJECTED = ("INSERT INTO rejected_lines (job, topic, kafka_partition, kafka_offset, reason, raw_value) "
-                   "VALUES (%s, %s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE kafka_offset = kafka_offset")
-INSERT_LEDGER = ("INSERT INTO ingest_batches (job, topic, epoch, records, log_records, error_lines, rejected, new_series, "
-                 "overflow_lines, offsets_before, offsets_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
-INSERT_SKIPPED = ("INSERT INTO skipped_offsets (job, topic, kafka_partition, from_offset, to_offset, kind, reason, epoch) "
-                  "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
-REASON_CHARS = 2000  # skipped_offsets.reason is TEXT (65535 bytes): 2000 characters of utf8mb4 always fit
-
-
-def with_table(statement: str, table: str) -> str:
-    """A statement on the counts table `table`: an identifier (COUNTS_TABLE's own rule, checked
-    again here because it is put into SQL text), quoted."""
-    if not IDENTIFIER.fullmatch(table):
-        raise ConfigError(f"COUNTS_TABLE must be an identifier (letters, digits, _), got {table!r}")
-    return statement.replace("{table}", table)
-
-
-class CommitOutcomeUnknown(Exception):
-    """The connection broke while COMMIT was in flight: the batch may or may not be stored."""
-
-
-def retry_outside_batch(error: BaseException) -> bool:
-    """Whether a failed transaction other than a batch's is tried again: a transient failure, or a
-    COMMIT whose reply was lost (the lease bump, reading offsets and settle are all safe to repeat:
-    at worst the epoch moves twice)."""
-    return is_transient(error) or isinstance(error, CommitOutcomeUnknown)
-
-
-class AlreadyApplied(Exception):
-    """The stored offsets are already what this transaction would store, under this instance's
-    epoch: an earlier attempt whose COMMIT was reported lost was applied after all (late)."""
-
-
-@contextlib.contextmanager
-def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterator[ServerCursor]:
-    """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
-    COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
-    `hooks` (a batch's commit only) are the test fault points around COMMIT."""
-    raw = conn.cursor()  # first: outside a transaction this replaces a dead connection
-    cursor = ServerCursor(raw, is_mariadb(conn))  # the connection the cursor just made sure of
-    try:
-        conn.begin()  # inside the try: a failed BEGIN must be rolled back too, or DBUtils stays "in a transaction"
-        yield cursor
-        if hooks:
-            hooks.crash("before_commit")
-            if hooks.lose_commit("commit_lost_unapplied"):
-                raise CommitOutcomeUnknown("test fault: connection lost before COMMIT reached the server")
-        try:
-            conn.commit()
-        except Exception as error:
-            if is_transient(error):
-                raise CommitOutcomeUnknown(f"connection lost during COMMIT: {error}") from error
-            raise
-        if hooks and hooks.lose_commit("commit_lost_applied"):
-            raise CommitOutcomeUnknown("test fault: COMMIT applied but its reply was lost")
-    except BaseException:
-        with contextlib.suppress(Exception):
-            conn.rollback()
-        raise
-    finally:
-        with contextlib.suppress(Exception):
-            raw.close()
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from errorcount import errors, supervisor
+from errorcount import errors, retry
 from errorcount.config.settings import SETTINGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,7 +155,7 @@ def test_the_readme_lists_exactly_the_exit_codes_the_job_produces():
 
 def test_the_readme_states_the_restart_limit_the_job_enforces():
     row = readme_exit_table()[errors.EXIT_INTERNAL]
-    assert f"{supervisor.MAX_RESTARTS + 1} times within {supervisor.RESTART_WINDOW // 60} minutes" in row
+    assert f"{retry.MAX_RESTARTS + 1} times within {retry.RESTART_WINDOW // 60} minutes" in row
 
 
 def test_the_readme_names_the_command_that_returns_the_jobs_exit_code_and_the_tests_run_it():

@@ -1,9 +1,10 @@
-"""retry(): backoff, deadline, and which failures it lets through (fake clock, no sleeping)."""
+"""retry(): backoff, deadline, and which failures it lets through; RestartPolicy: a failed query's
+backoff and limit (fake clocks, no sleeping)."""
 
 import pytest
 
-from errorcount.errors import FencedError, UnavailableError
-from errorcount.retry import StopRequested, retry, stoppable_sleep
+from errorcount.errors import EXIT_INTERNAL, FencedError, JobStop, UnavailableError
+from errorcount.retry import MAX_RESTARTS, RESTART_WINDOW, QueryFailed, RestartPolicy, StopRequested, retry, stoppable_sleep
 
 
 class FakeTime:
@@ -82,3 +83,26 @@ def test_a_stop_during_backoff_ends_retry_without_another_attempt():
     with pytest.raises(StopRequested):
         retry("x", action, 300, lambda e: True, stoppable_sleep(stopped, wait=fake.sleep), fake.clock)
     assert len(calls) == 2 and fake.now == 1.0
+
+
+def test_a_failed_query_is_restarted_with_backoff_until_too_many_fail_within_the_window():
+    now = [1000.0]
+    policy = RestartPolicy(clock=lambda: now[0])
+    delays = []
+    for _ in range(MAX_RESTARTS):
+        delays.append(policy.delay_after(QueryFailed("broker gone")))
+        now[0] += 10
+    assert delays == [2, 4, 8, 16, 30]
+    with pytest.raises(JobStop) as ended:  # the sixth failure within ten minutes ends the driver
+        policy.delay_after(QueryFailed("broker gone again"))
+    assert ended.value.exit_code == EXIT_INTERNAL
+    assert f"failed {MAX_RESTARTS + 1} times within {RESTART_WINDOW} s, last: broker gone again" in ended.value.message
+
+
+def test_failures_older_than_the_window_no_longer_count():
+    now = [0.0]
+    policy = RestartPolicy(clock=lambda: now[0])
+    for _ in range(MAX_RESTARTS):
+        policy.delay_after(QueryFailed("x"))
+    now[0] += RESTART_WINDOW + 1  # all of them out of the window
+    assert policy.delay_after(QueryFailed("y")) == 2

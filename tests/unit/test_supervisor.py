@@ -10,10 +10,11 @@ from errorcount.config.load import load_config
 from errorcount.errors import EXIT_DATA_LOSS, EXIT_INTERNAL, DataLossError, JobStop
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
+from errorcount.retry import QueryFailed
 from errorcount.start_plan import Resume
 from errorcount.store.retention import Retention
 from errorcount.store.transactions import Store
-from errorcount.supervisor import MAX_RESTARTS, RESTART_WINDOW, QueryFailed, RestartPolicy, await_stop
+from errorcount.supervisor import await_stop
 
 
 class EndingQuery:
@@ -77,26 +78,3 @@ def test_a_commit_that_fails_while_the_job_stops_is_never_a_clean_exit(tmp_path)
         batches.stop()
     assert stopped.value.exit_code == EXIT_INTERNAL
     assert "the last batch's commit failed while the job stopped" in stopped.value.message
-
-
-def test_a_failed_query_is_restarted_with_backoff_until_too_many_fail_within_the_window():
-    now = [1000.0]
-    policy = RestartPolicy(clock=lambda: now[0])
-    delays = []
-    for _ in range(MAX_RESTARTS):
-        delays.append(policy.delay_after(QueryFailed("broker gone")))
-        now[0] += 10
-    assert delays == [2, 4, 8, 16, 30]
-    with pytest.raises(JobStop) as ended:  # the sixth failure within ten minutes ends the driver
-        policy.delay_after(QueryFailed("broker gone again"))
-    assert ended.value.exit_code == EXIT_INTERNAL
-    assert f"failed {MAX_RESTARTS + 1} times within {RESTART_WINDOW} s, last: broker gone again" in ended.value.message
-
-
-def test_failures_older_than_the_window_no_longer_count():
-    now = [0.0]
-    policy = RestartPolicy(clock=lambda: now[0])
-    for _ in range(MAX_RESTARTS):
-        policy.delay_after(QueryFailed("x"))
-    now[0] += RESTART_WINDOW + 1  # all of them out of the window
-    assert policy.delay_after(QueryFailed("y")) == 2

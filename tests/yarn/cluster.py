@@ -11,7 +11,7 @@ from pathlib import Path
 import pyspark
 
 from errorcount.tools import kafka_admin
-from tests.support import APP_PASSWORD_FILE, LOGS, ROOT, local_stack, wait_until
+from tests.support import APP_PASSWORD_FILE, LOGS, ROOT, SHORT_JIT, local_stack, wait_until
 
 CONF_DIR = ROOT / ".local" / "yarn" / "conf"
 NM_LOGS = ROOT / ".local" / "yarn" / "target"
@@ -29,8 +29,11 @@ def job_env(job: str, topic: str, marker: Path, **settings: str) -> dict[str, st
     submit-yarn.sh), the cluster, and the password as a file path, never a value in argv."""
     extra = [f"--conf spark.yarn.stagingDir=file://{ROOT}/.local/yarn/staging",
              f"--conf spark.yarn.appMasterEnv.TZ={CONTAINER_TZ}", f"--conf spark.executorEnv.TZ={CONTAINER_TZ}",
-             "--conf spark.executor.cores=1", "--conf spark.ui.enabled=false"]
-    return {**os.environ, "HADOOP_CONF_DIR": str(CONF_DIR), "YARN_JAVA_HOME": java_home(),
+             "--conf spark.executor.cores=1", "--conf spark.ui.enabled=false",
+             # the containers' JVMs (the AM's driver, the executors) on the JIT's first tier, as every test JVM
+             f"--conf spark.yarn.appMasterEnv.JAVA_TOOL_OPTIONS={SHORT_JIT}",
+             f"--conf spark.executorEnv.JAVA_TOOL_OPTIONS={SHORT_JIT}"]
+    return {**os.environ, "SPARK_SUBMIT_OPTS": SHORT_JIT, "HADOOP_CONF_DIR": str(CONF_DIR), "YARN_JAVA_HOME": java_home(),
             "SPARK_YARN_JARS": f"local:{SPARK_JARS}/*", "SPARK_SUBMIT_EXTRA": " ".join(extra),
             "JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
             "MYSQL_PORT": local_stack()["MYSQL_PORT"], "MYSQL_PASSWORD_FILE": str(APP_PASSWORD_FILE),

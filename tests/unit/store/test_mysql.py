@@ -7,8 +7,14 @@ import subprocess
 import pymysql
 
 from errorcount.config.load import load_config
-from errorcount.store.mysql import connect_args, failure_text, is_transient, session_settings
-from errorcount.store.transactions import CommitOutcomeUnknown, retry_outside_batch
+from errorcount.store.mysql import (
+    CommitOutcomeUnknown,
+    connect_args,
+    failure_text,
+    is_transient,
+    retry_outside_batch,
+    session_settings,
+)
 
 
 def test_retried_failures_say_what_happened_and_where():
