@@ -19,12 +19,20 @@ UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES
 # earliest) is set when a row is first written: a partition found while the query runs is read
 # from its first offset (0). A start keeps it while the topic is the same one (a truncated
 # partition read again from lower offsets lowers it; a row stored before it existed keeps NULL)
-# and sets it anew for a recreated topic. Its assignment comes first: MySQL assigns left to
-# right, and the later ones change topic_id.
+# and sets it anew for a recreated topic. A batch keeps both while the row's topic is the one it
+# read (its ID, the same ID given up, or a row without one), and starts them anew when it is not:
+# a pattern's topic deleted (its row given up) and created again while the query runs is read
+# from its first offset, and the old topic's start and end must not stand for it (a recount would
+# skip its first records; once it is gone in turn, a start would report the old topic's end as
+# records of the new one never counted: a false data loss). SAME_TOPIC and the
+# assignments that read the old topic_id come first: MySQL assigns left to right.
+SAME_TOPIC = ("(kafka_offsets.topic_id IS NULL OR kafka_offsets.topic_id = new.topic_id "
+              f"OR kafka_offsets.topic_id = CONCAT('{GIVEN_UP}', new.topic_id))")
 UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
-                  "VALUES (%s, %s, %s, %s, %s, %s, 0) AS new "
-                  "ON DUPLICATE KEY UPDATE next_offset = new.next_offset, topic_id = new.topic_id, "
-                  "seen_end = GREATEST(COALESCE(kafka_offsets.seen_end, 0), new.seen_end), updated_at = CURRENT_TIMESTAMP(3)")
+                  "VALUES (%s, %s, %s, %s, %s, %s, 0) AS new ON DUPLICATE KEY UPDATE "
+                  f"counted_from = IF({SAME_TOPIC}, kafka_offsets.counted_from, new.counted_from), "
+                  f"seen_end = IF({SAME_TOPIC}, GREATEST(COALESCE(kafka_offsets.seen_end, 0), new.seen_end), new.seen_end), "
+                  "next_offset = new.next_offset, topic_id = new.topic_id, updated_at = CURRENT_TIMESTAMP(3)")
 SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
                   "VALUES (%s, %s, %s, %s, %s, %s, %s) AS new ON DUPLICATE KEY UPDATE "
                   "counted_from = IF(kafka_offsets.topic_id IS NULL OR kafka_offsets.topic_id = new.topic_id "

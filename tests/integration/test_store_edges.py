@@ -143,6 +143,29 @@ def test_a_batch_of_two_topics_stores_each_ones_offsets_id_and_ledger_row(conn, 
     assert store.Store(conn, job, [unread]).load_offsets() == {TP(unread, 0): 7}  # left as it was
 
 
+def test_a_topic_created_again_under_the_running_query_starts_its_rows_history_anew(conn, admin):
+    """A pattern's topic deleted (its rows given up) and created again while the query runs: the batch
+    that stores the new topic's offsets sets where counting began (a recount reads from there) and
+    the end seen anew; rows of the topic the batch read keep theirs."""
+    job, topic = unique("again"), unique("t")
+    job_store = store.Store(conn, job, [topic])
+    job_store.acquire_lease("test")
+    # p0: the old topic's, first started at 'latest' (counted from 1000), given up when deleted;
+    # p1: this topic's own, given up; p2: stored before topic IDs were kept; p3: this topic's own.
+    query(admin, "INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
+                 "VALUES (%s, %s, 0, 1200, 'deleted:OLD', 1200, 1000), (%s, %s, 1, 50, 'deleted:NEW', 80, 40), "
+                 "(%s, %s, 2, 10, NULL, 12, 7), (%s, %s, 3, 20, 'NEW', 25, 5)", (job, topic) * 4)
+    before = {TP(topic, 2): 10, TP(topic, 3): 20}  # the live rows
+    after = {TP(topic, 0): 3, TP(topic, 1): 60, TP(topic, 2): 12, TP(topic, 3): 22}
+    batch = BatchSummary(records=15, ranges={TP(topic, 0): (0, 2), TP(topic, 1): (50, 59), TP(topic, 2): (10, 11),
+                                             TP(topic, 3): (20, 21)})
+    assert job_store.commit_batch(batch, before, after, {topic: "NEW"})
+    rows = query(admin, "SELECT kafka_partition, next_offset, topic_id, counted_from, seen_end FROM kafka_offsets "
+                        "WHERE job = %s ORDER BY kafka_partition", (job,))
+    assert [tuple(int(v) if isinstance(v, int) else v for v in row) for row in rows] == [
+        (0, 3, "NEW", 0, 3), (1, 60, "NEW", 40, 80), (2, 12, "NEW", 7, 12), (3, 22, "NEW", 5, 25)]
+
+
 def test_offsets_are_never_stored_without_the_id_of_their_topic(conn, admin):
     job, topic = unique("noid"), unique("t")
     job_store = store.Store(conn, job, [topic])
