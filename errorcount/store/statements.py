@@ -24,8 +24,8 @@ UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES
 # a pattern's topic deleted (its row given up) and created again while the query runs is read
 # from its first offset, and the old topic's start and end must not stand for it (a recount would
 # skip its first records; once it is gone in turn, a start would report the old topic's end as
-# records of the new one never counted: a false data loss). SAME_TOPIC and the
-# assignments that read the old topic_id come first: MySQL assigns left to right.
+# records of the new one never counted: a false data loss). SAME_TOPIC (a start's and a batch's
+# test alike) and the assignments that read the old topic_id come first: MySQL assigns left to right.
 SAME_TOPIC = ("(kafka_offsets.topic_id IS NULL OR kafka_offsets.topic_id = new.topic_id "
               f"OR kafka_offsets.topic_id = CONCAT('{GIVEN_UP}', new.topic_id))")
 UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
@@ -35,9 +35,7 @@ UPSERT_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_
                   "next_offset = new.next_offset, topic_id = new.topic_id, updated_at = CURRENT_TIMESTAMP(3)")
 SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_offset, topic_id, seen_end, counted_from) "
                   "VALUES (%s, %s, %s, %s, %s, %s, %s) AS new ON DUPLICATE KEY UPDATE "
-                  "counted_from = IF(kafka_offsets.topic_id IS NULL OR kafka_offsets.topic_id = new.topic_id "
-                  f"OR kafka_offsets.topic_id = CONCAT('{GIVEN_UP}', new.topic_id), "
-                  "LEAST(kafka_offsets.counted_from, new.counted_from), new.counted_from), "
+                  f"counted_from = IF({SAME_TOPIC}, LEAST(kafka_offsets.counted_from, new.counted_from), new.counted_from), "
                   "next_offset = new.next_offset, topic_id = new.topic_id, seen_end = new.seen_end, "
                   "updated_at = CURRENT_TIMESTAMP(3)")
 GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
