@@ -42,11 +42,21 @@ class BatchSettings:
     retry_seconds: int
     overlap_commit: bool
     count_lines: bool = False
+    requests: bool = False  # LOG_FORMAT=otlp: a Kafka record is a request of any number of log records
 
     @classmethod
     def of(cls, cfg: Config) -> "BatchSettings":
         return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
-                   cfg.count_lines)
+                   cfg.count_lines, cfg.log_format == "otlp")
+
+
+def runs_as_one_task(planned: int | None, rows_per_record: float | None, limit: int) -> bool:
+    """Whether a batch of `planned` Kafka records runs as one Spark task: its rows (the records
+    times the log records each held in the batch before; None: not known yet, as before an OTLP
+    job's first batch, whose requests may hold thousands each) are at most `limit`
+    (SINGLE_TASK_MAX_RECORDS). Unknown sizes run in parallel: the safe side for a large batch,
+    ~20-30 ms for a small one."""
+    return planned is not None and rows_per_record is not None and planned * rows_per_record <= limit
 
 
 class BatchCommitter:
@@ -69,7 +79,8 @@ class BatchCommitter:
                  marks: Marks | None = None):
         self.dead_letter_limit, self.single_task_max = settings.dead_letter_limit, settings.single_task_max_records
         self.count_lines = settings.count_lines
-        self.rows_per_record = 1.0  # log records per Kafka record in the last batch (an OTLP request holds many)
+        # log records per Kafka record in the last batch (an OTLP request holds many: unknown before one)
+        self.rows_per_record: float | None = None if settings.requests else 1.0
         self.hooks = hooks
         self.watch = watch or Watch()
         self.marks = marks or Marks()  # counted_through: what each commit may claim (errorcount/counted_through.py)
@@ -136,9 +147,7 @@ class BatchCommitter:
         started = time.monotonic()
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id)  # read once per batch
         planned = self.planned_records(batch_id, ends)
-        # SINGLE_TASK_MAX_RECORDS bounds the rows one task counts: Kafka records times the log
-        # records each held in the last batch (1 but for LOG_FORMAT=otlp)
-        one_task = planned is not None and planned * self.rows_per_record <= self.single_task_max
+        one_task = runs_as_one_task(planned, self.rows_per_record, self.single_task_max)
         cores = batch_df.sparkSession.sparkContext.defaultParallelism
         summary = count_planned(batch_df, self.slots, self.dead_letter_limit, 1 if one_task else cores,
                                 self.hooks, self.expected, ends, self.count_lines)

@@ -95,7 +95,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SINGLE_TASK_MAX_RECORDS", int, "10000",
             "batches of at most this many records run as one Spark task, without a shuffle (0 = never)",
             note="Larger batches run one task per Kafka partition, in parallel. With LOG_FORMAT=otlp, log records: "
-                 "a batch's Kafka records times the log records each held in the batch before."),
+                 "a batch's Kafka records times the log records each held in the batch before (the first batch, "
+                 "of requests of unknown size, runs in parallel)."),
     Setting("OVERLAP_COMMIT", bool, "true", "commit a batch in MySQL while Spark reads and counts the next one",
             note="Transactions still run one at a time, in batch order: a batch commits only after the previous one "
                  "did, and a failed commit stops the job before anything later is stored (docs/design.md). false: "

@@ -1,6 +1,8 @@
 """How a batch's size is known before it runs (the handler's choice of plan)."""
 
-from errorcount.batch.handler import BatchCommitter, BatchSettings
+import pytest
+
+from errorcount.batch.handler import BatchCommitter, BatchSettings, runs_as_one_task
 from errorcount.config.load import load_config
 from errorcount.offsets import of_topic
 from errorcount.start_plan import Resume
@@ -28,6 +30,28 @@ def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_sto
     assert committer.planned_records(3) is None  # from the stored offsets, which lack partition 2
     offset_log(tmp_path, 4, {0: 150, 1: 1045, 2: 10})
     assert committer.planned_records(4) == 10 + 0 + 1
+
+
+@pytest.mark.parametrize("planned, rows_per_record, one_task", [
+    (None, 1.0, False),       # size unknown (no offset log entry): parallel
+    (10_000, 1.0, True),      # one log record per record: the records are the rows
+    (10_001, 1.0, False),
+    (100, 100.0, True),       # OTLP requests of 100 log records: 100 x 100 rows
+    (101, 100.0, False),
+    (1, None, False),         # OTLP before its first batch: a request may hold thousands
+])
+def test_a_batch_runs_as_one_task_when_its_rows_fit_under_the_limit(planned, rows_per_record, one_task):
+    assert runs_as_one_task(planned, rows_per_record, 10_000) is one_task
+
+
+def test_an_otlp_jobs_first_batch_does_not_guess_its_requests_hold_one_log_record_each(tmp_path):
+    def committer(log_format: str) -> BatchCommitter:
+        cfg = load_config([], {"KAFKA_TOPIC": "logs", "LOG_FORMAT": log_format})
+        return BatchCommitter(BatchSettings.of(cfg), Store(None, "job", ["logs"]),
+                              Resume(of_topic("logs", {0: 0}), 1, "", {"logs": "ID"}), Retention(0),
+                              str(tmp_path), describe=str)
+    assert committer("otlp").rows_per_record is None
+    assert committer("app").rows_per_record == 1.0
 
 
 class MarksRecorder(Store):
