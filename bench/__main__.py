@@ -69,6 +69,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--watch-batches", type=int, default=300, help="tiny batches of each soak of (w)")
     parser.add_argument("--formats", default=",".join(lines.GROUP_BY),
                         help="the log formats (l) runs, comma-separated (a partial run)")
+    parser.add_argument("--ordered", action="store_true",
+                        help="(l) on corpora written in time order: a batch spans a few minutes, as in a catch-up of "
+                             "logs shipped as they happen, not every minute of the span")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default: bench/ for a full run)")
     return parser
 
@@ -100,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                  {name: format_corpus(args, name) for name in dimensions.GROUP_BY}, run_dir)),
              ("l", "l_lines", "(b) counting every line (COUNT_LINES), per format, with and without GROUP_BY",
               lambda: lines.lines_phase(
-                  {name: format_corpus(args, name) for name in args.formats.split(",")}, run_dir)),
+                  {name: format_corpus(args, name, args.ordered) for name in args.formats.split(",")}, run_dir)),
              ("t", "t_topics", "(b) over several topics against one",
               lambda: topics.topics_phase(args, data, ROOT / ".local" / "bench", run_dir, log)),
              ("k", "k_commit_cost", "the batch transaction at 10 to 10 000 series", lambda: dimensions.commit_cost(log)),
@@ -127,8 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def format_corpus(args, log_format: str) -> corpus.Corpus:
-    return corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log, log_format)
+def format_corpus(args, log_format: str, ordered: bool = False) -> corpus.Corpus:
+    return corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log, log_format,
+                         ordered)
 
 
 def formats_phase(args, run_dir: Path) -> dict:

@@ -33,6 +33,7 @@ class Corpus:
     # access and json: {GROUP_BY: {'minute<US>value<US>value': ERROR lines}} of bench/dimensions.py's GROUP_BY
     expected_series: dict[str, dict[str, int]] = field(default_factory=dict)
     expected_lines: dict[str, int] = field(default_factory=dict)  # 'YYYY-MM-DD HH:MM:00' -> lines (COUNT_LINES)
+    ordered: bool = False  # written in time order (a batch spans a few minutes), not spread over every minute
 
 
 class Generator:
@@ -77,9 +78,12 @@ class Generator:
         return text.encode(), self.keys[minute] if is_error else None, False, self.keys[minute]
 
 
-def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_format: str = "app") -> dict:
+def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_format: str = "app",
+          ordered: bool = False) -> dict:
     """Generates and writes the corpus round-robin over the partitions, in order (idempotent
-    producer); returns its expected counts, rejected records and value bytes."""
+    producer); returns its expected counts, rejected records and value bytes. `ordered`: the same
+    events sorted by their minute (a reject stays after the line generated before it), as a topic
+    of logs shipped as they happen holds them; the expectations do not depend on the order."""
     series: Counter[str] = Counter()
     names = tuple(GROUP_BY.get(log_format, "").split(","))
     if log_format == "app":
@@ -98,8 +102,10 @@ def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_
     rejected = size = 0
     writer = produce.Writer(topic, partitions, **{"linger.ms": 50, "batch.num.messages": 10000,
                                                   "queue.buffering.max.messages": 500000})
-    for index in range(lines):
-        value, minute, bad, line_minute = events()
+    generated = (events() for _ in range(lines))
+    if ordered:
+        generated = iter(in_time_order(list(generated)))
+    for index, (value, minute, bad, line_minute) in enumerate(generated):
         if minute:
             counts[minute] += 1
         if line_minute:
@@ -112,20 +118,32 @@ def write(topic: str, partitions: int, lines: int, seed: int, minutes: int, log_
             "expected_series": {GROUP_BY[log_format]: dict(series)} if log_format in GROUP_BY else {}}
 
 
+def in_time_order(events: list[tuple]) -> list[tuple]:
+    """Events (value, error minute, rejected, line minute) stably sorted by line minute; a reject
+    (no minute) takes the minute of the line generated before it."""
+    keyed, last = [], ""
+    for event in events:
+        last = event[3] or last
+        keyed.append((last, event))
+    keyed.sort(key=lambda pair: pair[0])
+    return [event for _key, event in keyed]
+
+
 def settings_of(log_format: str) -> dict[str, str]:
     """The job settings a corpus's expectations assume (the app corpus: the defaults)."""
     return {} if log_format == "app" else dict(samples.FORMATS[log_format].settings)
 
 
-def topic_name(lines: int, partitions: int, seed: int, log_format: str = "app") -> str:
-    kind = "" if log_format == "app" else f"{log_format}-"
+def topic_name(lines: int, partitions: int, seed: int, log_format: str = "app", ordered: bool = False) -> str:
+    kind = ("" if log_format == "app" else f"{log_format}-") + ("ordered-" if ordered else "")
     return f"bench-v{CORPUS_VERSION}-{kind}{lines}-p{partitions}-s{seed}"
 
 
-def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, log, log_format: str = "app") -> Corpus:
+def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, log, log_format: str = "app",
+           ordered: bool = False) -> Corpus:
     """The preloaded topic, written once per (lines, partitions, seed, format) and reused by later
     runs; its expected counts are cached next to it. A topic holding anything else is recreated."""
-    topic = topic_name(lines, partitions, seed, log_format)
+    topic = topic_name(lines, partitions, seed, log_format, ordered)
     cached = cache / f"{topic}.json"
     ends = kafka_admin.end_offsets(topic) if kafka_admin.partition_count(topic) else {}
     data = json.loads(cached.read_text()) if cached.exists() else {}
@@ -136,8 +154,8 @@ def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, lo
             kafka_admin.delete_topic(topic)
         log(f"corpus: generating {lines} {log_format} records (seed {seed}, {minutes} minutes) into {topic}")
         kafka_admin.create_topic(topic, partitions)
-        data = write(topic, partitions, lines, seed, minutes, log_format)
+        data = write(topic, partitions, lines, seed, minutes, log_format, ordered)
         cache.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps(data))
     return Corpus(topic, lines, partitions, data["expected"], data["rejected"], data["value_bytes"], log_format,
-                  data["expected_series"], data["expected_lines"])
+                  data["expected_series"], data["expected_lines"], ordered)

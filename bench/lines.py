@@ -49,7 +49,7 @@ def lines_phase(datasets: dict[str, corpora.Corpus], log_dir: Path) -> dict:
                 return figures
 
             rounds = phases.alternating(ROUNDS, without, with_lines)
-            found[tag] = {"format": log_format, "group_by": grouped, "without": rounds["first"],
+            found[tag] = {"format": log_format, "group_by": grouped, "ordered": data.ordered, "without": rounds["first"],
                           "with": rounds["second"], "ratio": rounds["ratio"], "best_ratio": rounds["best_ratio"],
                           "rounds": rounds["rounds"]}
     return found
@@ -61,7 +61,9 @@ def markdown_lines(results: dict) -> list[str]:
         return []
     lines = [f"COUNT_LINES: (b) per format counting every line against the same without, with and without GROUP_BY, "
              f"alternating {ROUNDS} rounds in this run; with / without is the median of the rounds' own ratios; "
-             "every run's errors, and its lines per minute (and per series), matched the corpus's own.", "",
+             "every run's errors, and its lines per minute (and per series), matched the corpus's own."
+             + (" The corpora were written in time order (`--ordered`): a batch spans a few minutes, not all of them."
+                if any(f.get("ordered") for f in found.values()) else ""), "",
              "| format | GROUP_BY | best records/s without | best records/s with lines | with / without (median) "
              "| best / best | rounds (without, with) |", "|---|---|---:|---:|---:|---:|---|"]
     for f in found.values():

@@ -147,3 +147,13 @@ def test_compare_puts_two_runs_side_by_side_with_the_direction_of_each_change():
     assert "| (b)/(c) | x | 2.00 | 3.00 | +50 % (better) |" in text
     assert "| (d) naive UDF job | records/s | 50.00 | 50.00 | +0 % |" in text
     assert "| soak: tiny batch cycle p50 | ms | n/a | n/a |  |" in text
+
+
+def test_a_time_ordered_corpus_keeps_every_event_and_each_reject_after_the_line_before_it():
+    from bench.corpus import in_time_order
+    events = [(b"r0", None, True, None), (b"a", None, False, "2026-01-05 06:03:00"), (b"r1", None, True, None),
+              (b"b", "2026-01-05 06:01:00", False, "2026-01-05 06:01:00"), (b"c", None, False, "2026-01-05 06:03:00"),
+              (b"d", None, False, "2026-01-05 06:02:00")]
+    ordered = in_time_order(events)
+    assert sorted(ordered) == sorted(events)
+    assert [event[0] for event in ordered] == [b"r0", b"b", b"d", b"a", b"r1", b"c"]
