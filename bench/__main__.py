@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"meta": {
         "date": f"{datetime.now(UTC):%Y-%m-%d}", "machine": machine(), "lines": args.lines, "topic": data.topic,
         "partitions": args.partitions, "error_lines": sum(data.expected.values()), "rejected": data.rejected,
-        "command": "make bench" + (f" BENCH_LINES={args.lines}" if args.lines != DEFAULT_LINES else ""),
+        "command": command_line(sys.argv[1:] if argv is None else argv, args.lines),
         "trigger_interval": job_config().trigger_interval,
         "max_offsets_per_trigger": str(job_config().max_offsets_per_trigger), "logs": str(run_dir)}}
     steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
@@ -128,6 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     log(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}; logs in {run_dir}")
     print(report.ratios_text(results))
     return 0
+
+
+def command_line(argv: list[str], lines: int) -> str:
+    """How the run was asked for, as its RESULTS say: `make bench` runs it without arguments."""
+    if argv:
+        return " ".join(["python -m bench", *argv])
+    return "make bench" + (f" BENCH_LINES={lines}" if lines != DEFAULT_LINES else "")
 
 
 def format_corpus(args, log_format: str, ordered: bool = False) -> corpus.Corpus:

@@ -157,3 +157,11 @@ def test_a_time_ordered_corpus_keeps_every_event_and_each_reject_after_the_line_
     ordered = in_time_order(events)
     assert sorted(ordered) == sorted(events)
     assert [event[0] for event in ordered] == [b"r0", b"b", b"d", b"a", b"r1", b"c"]
+
+
+def test_the_results_name_the_command_the_run_was_asked_for():
+    from bench.__main__ import DEFAULT_LINES, command_line
+    assert command_line([], DEFAULT_LINES) == "make bench"
+    assert command_line([], 3_000_000) == "make bench BENCH_LINES=3000000"  # BENCH_LINES from the environment
+    assert command_line(["--only", "l", "--lines", "3000000", "--ordered"], 3_000_000) == \
+        "python -m bench --only l --lines 3000000 --ordered"
