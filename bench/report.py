@@ -132,21 +132,7 @@ def markdown(results: dict) -> str:
     job_rate = results.get("b_job", {}).get("records_per_s")
     meta = results["meta"]
     lines = [f"# Bench results ({meta['date']})", "",
-             f"`{meta['command']}` on {meta['machine']}.", "",
-             f"Corpus: {meta['lines']:,} lines in topic `{meta['topic']}` ({meta['partitions']} partitions, "
-             f"{meta['error_lines']:,} ERROR, {meta['rejected']:,} malformed). Every variant's `error_log` "
-             "matched the corpus's expected counts exactly. CPU s: CPU time of the variant's processes "
-             "(startup included); CPU steal: the share of the VM's CPU time the hypervisor gave to others "
-             "during the run (wall-clock rates suffer when it is high).", "",
-             "| variant | records/s | (b) is | startup s | batches | mean batch ms | mean commit ms | peak RSS MB "
-             "| CPU s | CPU steal |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-             row("(a) read ceiling: Kafka ConsumerPerformance", results.get("a_ceiling"), job_rate),
-             row("(a') Spark's Kafka source alone (the job's query shape, counts only)", results.get("a2_spark_source"),
-                 job_rate),
-             row("(b) this job, catch-up", results.get("b_job"), None),
-             row("(c) pure-Python consumer (confluent-kafka)", results.get("c_python"), job_rate),
-             row("(d) naive PySpark job (Python UDF parse)", results.get("d_naive_udf"), job_rate), ""]
+             f"`{meta['command']}` on {meta['machine']}.", ""] + catch_up_lines(results, job_rate)
     steady = results.get("e_steady")
     if steady:
         lat = steady["latency_s"]
@@ -189,6 +175,33 @@ def markdown(results: dict) -> str:
               for goal, measured, met in goals(results) + dimensions.goals(results) + bench_lines.goals(results)
               + topics.goals(results) + recount.goals(results)]
     return "\n".join(lines) + "\n"
+
+
+CATCH_UP = (("(a) read ceiling: Kafka ConsumerPerformance", "a_ceiling"),
+            ("(a') Spark's Kafka source alone (the job's query shape, counts only)", "a2_spark_source"),
+            ("(b) this job, catch-up", "b_job"),
+            ("(c) pure-Python consumer (confluent-kafka)", "c_python"),
+            ("(d) naive PySpark job (Python UDF parse)", "d_naive_udf"))
+
+
+def catch_up_lines(results: dict, job_rate: float | None) -> list[str]:
+    """The app corpus, when a phase that reads it ran (the catch-up variants (a) to (d), the recount),
+    and the variants' table when one of them did; a partial run of other phases says nothing of it
+    (those phases say which corpora they read)."""
+    ran = any(results.get(key) for _name, key in CATCH_UP)
+    if not ran and not results.get("r_recount"):
+        return []
+    meta = results["meta"]
+    corpus = [f"Corpus: {meta['lines']:,} lines in topic `{meta['topic']}` ({meta['partitions']} partitions, "
+              f"{meta['error_lines']:,} ERROR, {meta['rejected']:,} malformed). Every variant's `error_log` "
+              "matched the corpus's expected counts exactly. CPU s: CPU time of the variant's processes "
+              "(startup included); CPU steal: the share of the VM's CPU time the hypervisor gave to others "
+              "during the run (wall-clock rates suffer when it is high).", ""]
+    if not ran:
+        return corpus
+    return corpus + ["| variant | records/s | (b) is | startup s | batches | mean batch ms | mean commit ms "
+                     "| peak RSS MB | CPU s | CPU steal |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+                     *(row(name, results.get(key), None if key == "b_job" else job_rate) for name, key in CATCH_UP), ""]
 
 
 def idle_lines(idle: dict | None, trigger_s: float) -> list[str]:

@@ -19,6 +19,7 @@ from errorcount.batch.count import count_planned
 from errorcount.batch.in_order import InOrder
 from errorcount.batch.topic_guard import TopicGuard
 from errorcount.config.load import Config
+from errorcount.config.settings import reads_requests
 from errorcount.counted_through import Marks
 from errorcount.errors import JobStop
 from errorcount.faults import NO_FAULTS, Hooks
@@ -47,7 +48,7 @@ class BatchSettings:
     @classmethod
     def of(cls, cfg: Config) -> "BatchSettings":
         return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
-                   cfg.count_lines, cfg.log_format == "otlp")
+                   cfg.count_lines, reads_requests(cfg.log_format))
 
 
 def runs_as_one_task(planned: int | None, rows_per_record: float | None, limit: int) -> bool:

@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from errorcount.config.settings import reads_requests
 from errorcount.errors import ConfigError
 
 BUILTIN = ("level", "method", "path", "status")
@@ -29,7 +30,7 @@ def offered(values: Mapping[str, Any]) -> tuple[set[str], tuple[str, ...]]:
     key (field:<name> for json; resource:<key>, attr:<key> for otlp), from the settings' values by
     field name (log_format, json_status_field, ...)."""
     line = values["log_format"]
-    if line == "otlp":
+    if reads_requests(line):
         return set(OTLP), (RESOURCE, ATTRIBUTE)
     fields = (FIELD,) if line == "json" else ()
     if fields and values["json_message_field"]:

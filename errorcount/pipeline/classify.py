@@ -23,7 +23,7 @@ from errorcount import session
 from errorcount.config import dimensions
 from errorcount.config.load import Config, load_config
 from errorcount.config.rules import as_text
-from errorcount.config.settings import CLASSIFIER_SETTINGS
+from errorcount.config.settings import CLASSIFIER_SETTINGS, reads_requests
 from errorcount.pipeline.columns import PerApp, select_stages
 
 CLASSIFIER_CLASS = "ClassifyLine"  # package errorcount, in .local/java/errorcount-classify.jar (make java)
@@ -74,7 +74,7 @@ class Contract:
     @property
     def otlp(self) -> bool:
         """LOG_FORMAT=otlp: a record is a request of log records, each with its own outcome."""
-        return self["LOG_FORMAT"] == "otlp"
+        return reads_requests(self["LOG_FORMAT"])
 
     @property
     def java_class(self) -> str:

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
 def test_random_kills_under_load_lose_and_double_nothing(admin):
-    figures = chaos.run(lines=2_000, partitions=2, kills=4, rate=30, seed=7, topics=3, log_format="otlp")
+    figures = chaos.run(lines=2_000, partitions=2, kills=4, rate=60, seed=7, topics=3, log_format="otlp")
     print(chaos.table(figures))
     assert figures["kills"] == 4 == sum(figures["phases"].values()) and figures["topics"] == 3
     assert figures["driver_kills"] > 0 and figures["server_kills"] > 0

@@ -11,7 +11,7 @@ from errorcount.tools import kafka_admin
 from tests.support import APP_PASSWORD_FILE, local_stack, service, wait_until
 
 START = datetime(2034, 3, 3, 3, 0)
-OUTAGE_SECONDS = 30  # the length of the fault being simulated, not a synchronisation
+OUTAGE_SECONDS = 20  # the fault simulated: past the retries' backoff cap (10 s), not a synchronisation
 pytestmark = pytest.mark.slow
 
 
@@ -37,7 +37,8 @@ def test_mysql_outage_is_retried_inside_the_running_driver(scenario):
     assert driver.stop() == 0
 
 
-@pytest.mark.mysql
+# MariaDB only, as the next one: the deadline is the driver's (errorcount/retry.py); what the server
+# answers while it goes away and comes back is the test above's, on both servers.
 def test_mysql_away_past_the_deadline_exits_unavailable(scenario):
     run = scenario(2, START)
     run.write(500, seed=43)
@@ -55,7 +56,6 @@ def test_mysql_away_past_the_deadline_exits_unavailable(scenario):
     assert restarted.stop() == 0
 
 
-@pytest.mark.mysql
 def test_a_stop_during_an_outage_is_not_held_up_by_the_retries(scenario):
     run = scenario(1, START)
     run.write(100, seed=47)

@@ -165,3 +165,16 @@ def test_the_results_name_the_command_the_run_was_asked_for():
     assert command_line([], 3_000_000) == "make bench BENCH_LINES=3000000"  # BENCH_LINES from the environment
     assert command_line(["--only", "l", "--lines", "3000000", "--ordered"], 3_000_000) == \
         "python -m bench --only l --lines 3000000 --ordered"
+
+
+def test_the_app_corpus_is_reported_only_when_a_phase_read_it_and_the_variants_table_when_one_ran():
+    meta = {"date": "2026-11-28", "command": "python -m bench --only l", "machine": "2 cores", "lines": 3_000_000,
+            "topic": "bench-app", "partitions": 4, "error_lines": 450_000, "rejected": 150_000}
+    partial = report.markdown({"meta": meta})
+    assert "Corpus: 3,000,000 lines in topic `bench-app`" not in partial and "| variant |" not in partial
+    whole = report.markdown({"meta": meta, "b_job": {"records_per_s": 70.0}})
+    assert "Corpus: 3,000,000 lines in topic `bench-app`" in whole
+    assert "| (b) this job, catch-up | 70 |" in whole and "| (c) pure-Python consumer (confluent-kafka) | not run |" in whole
+    recount = report.markdown({"meta": meta, "r_recount": {"catch_up": {"records_per_s": 1.0}, "recount": {"records_per_s": 1.0},
+                                                            "ratio": 1.0, "best_ratio": 1.0, "rounds": [(1.0, 1.0)]}})
+    assert "Corpus: 3,000,000 lines in topic `bench-app`" in recount and "| variant |" not in recount
