@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicCollection, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 
@@ -106,13 +106,36 @@ def delete_records(topic: str, before: dict[int, int]) -> None:
         future.result(timeout=30)
 
 
-def earliest_offsets(topic: str) -> dict[int, int]:
+def watermarks(topic: str, timeout: float = 30) -> dict[int, tuple[int, int]]:
+    """(first offset, next offset to be written) per partition. A retriable error (a partition
+    whose leader the broker does not know yet: just after the topic was created or the broker
+    restarted) is asked again until `timeout`."""
     consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin"})
+    deadline = time.monotonic() + timeout
     try:
-        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[0]
-                for p in range(partition_count(topic))}
+        result = {}
+        for partition in range(partition_count(topic)):
+            while partition not in result:
+                try:
+                    result[partition] = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
+                except KafkaException as error:
+                    if not leaderless(error) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+        return result
     finally:
         consumer.close()
+
+
+def leaderless(error: KafkaException) -> bool:
+    """The broker does not know the partition's leader yet (or says it is not the leader): ask again."""
+    found = error.args[0] if error.args else None
+    return isinstance(found, KafkaError) and (found.retriable() or found.code() in (
+        KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE))
+
+
+def earliest_offsets(topic: str) -> dict[int, int]:
+    return {partition: low for partition, (low, _high) in watermarks(topic).items()}
 
 
 def group_offsets(group: str, topic: str, partitions: int) -> dict[int, int]:
@@ -125,15 +148,7 @@ def group_offsets(group: str, topic: str, partitions: int) -> dict[int, int]:
 
 def end_offsets(topic: str) -> dict[int, int]:
     """The next offset to be written, per partition (what a caught-up job has stored)."""
-    consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin"})
-    try:
-        result = {}
-        for partition in range(partition_count(topic)):
-            _, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
-            result[partition] = high
-        return result
-    finally:
-        consumer.close()
+    return {partition: high for partition, (_low, high) in watermarks(topic).items()}
 
 
 def main(argv: list[str] | None = None) -> int:
