@@ -129,10 +129,9 @@ def row(name: str, figures: dict | None, job_rate: float | None) -> str:
 
 
 def markdown(results: dict) -> str:
-    job_rate = results.get("b_job", {}).get("records_per_s")
     meta = results["meta"]
     lines = [f"# Bench results ({meta['date']})", "",
-             f"`{meta['command']}` on {meta['machine']}.", ""] + catch_up_lines(results, job_rate)
+             f"`{meta['command']}` on {meta['machine']}.", ""] + catch_up_lines(results)
     steady = results.get("e_steady")
     if steady:
         lat = steady["latency_s"]
@@ -184,7 +183,7 @@ CATCH_UP = (("(a) read ceiling: Kafka ConsumerPerformance", "a_ceiling"),
             ("(d) naive PySpark job (Python UDF parse)", "d_naive_udf"))
 
 
-def catch_up_lines(results: dict, job_rate: float | None) -> list[str]:
+def catch_up_lines(results: dict) -> list[str]:
     """The app corpus, when a phase that reads it ran (the catch-up variants (a) to (d), the recount),
     and the variants' table when one of them did; a partial run of other phases says nothing of it
     (those phases say which corpora they read)."""
@@ -199,6 +198,7 @@ def catch_up_lines(results: dict, job_rate: float | None) -> list[str]:
               "during the run (wall-clock rates suffer when it is high).", ""]
     if not ran:
         return corpus
+    job_rate = results.get("b_job", {}).get("records_per_s")
     return corpus + ["| variant | records/s | (b) is | startup s | batches | mean batch ms | mean commit ms "
                      "| peak RSS MB | CPU s | CPU steal |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
                      *(row(name, results.get(key), None if key == "b_job" else job_rate) for name, key in CATCH_UP), ""]

@@ -214,18 +214,18 @@ SETTINGS: tuple[Setting, ...] = (
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 CLASSIFIER_SETTINGS = tuple(setting for setting in SETTINGS if setting.classifier)
-
-
-def reads_requests(log_format: str) -> bool:
-    """LOG_FORMAT=otlp: a Kafka record is an export request of any number of log records, each with
-    its own outcome (every other format: one line per record)."""
-    return log_format == "otlp"
 KAFKA_ENV_PREFIX = "KAFKA_OPT_"  # KAFKA_OPT_SECURITY_PROTOCOL=SSL -> kafka.security.protocol
 # Kafka client options whose value is a secret: passwords, JAAS lines, tokens, and inline PEM keys
 # (ssl.keystore.key); environment or SECRETS_FILE only, redacted everywhere else.
 SECRET_OPTION = re.compile(r"password|jaas|secret|token|credential|(^|\.)key$", re.IGNORECASE)
 # Settings that were replaced: a config file naming one is told what to use instead.
 REPLACED = {"MYSQL_SSL_VERIFY_IDENTITY": "MYSQL_SSL_MODE=verify_identity (or verify_ca to skip the host name check)"}
+
+
+def reads_requests(log_format: str) -> bool:
+    """LOG_FORMAT=otlp: a Kafka record is an export request of any number of log records, each with
+    its own outcome (every other format: one line per record)."""
+    return log_format == "otlp"
 
 
 def _comment(text: str) -> list[str]:
