@@ -9,8 +9,10 @@ a partial one (--only) writes to .local/bench/. The three ratios are printed las
 import argparse
 import os
 import platform
+import shlex
 import sys
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import pyspark
 
 from bench import corpus, dimensions, lines, otlp, phases, recount, report, steady, topics
 from errorcount.config.load import interval_seconds, load_config
+from errorcount.config.settings import SETTINGS
 from errorcount.tools.localenv import local_stack
 from tests.harness import admin_db
 from tests.harness import drivers as harness
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"meta": {
         "date": f"{datetime.now(UTC):%Y-%m-%d}", "machine": machine(), "lines": args.lines, "topic": data.topic,
         "partitions": args.partitions, "error_lines": sum(data.expected.values()), "rejected": data.rejected,
-        "command": command_line(sys.argv[1:] if argv is None else argv, args.lines),
+        "command": command_line(sys.argv[1:] if argv is None else argv, args.lines, os.environ),
         "trigger_interval": job_config().trigger_interval,
         "max_offsets_per_trigger": str(job_config().max_offsets_per_trigger), "logs": str(run_dir)}}
     steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
@@ -130,11 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def command_line(argv: list[str], lines: int) -> str:
-    """How the run was asked for, as its RESULTS say: `make bench` runs it without arguments."""
+def command_line(argv: list[str], lines: int, env: Mapping[str, str]) -> str:
+    """How the run was asked for, as its RESULTS say: `make bench` runs it without arguments. Job
+    settings in the environment (MAX_OFFSETS_PER_TRIGGER=...) reach every driver the bench starts
+    but the few it sets itself (the job name, topic and server), so they lead the command; secrets
+    never."""
+    settings = [f"{s.name}={shlex.quote(env[s.name])}" for s in sorted(SETTINGS, key=lambda s: s.name)
+                if s.name in env and not s.secret]
     if argv:
-        return " ".join(["python -m bench", *argv])
-    return "make bench" + (f" BENCH_LINES={lines}" if lines != DEFAULT_LINES else "")
+        return " ".join([*settings, "python -m bench", *argv])
+    return " ".join([*settings, "make bench"]) + (f" BENCH_LINES={lines}" if lines != DEFAULT_LINES else "")
 
 
 def format_corpus(args, log_format: str, ordered: bool = False) -> corpus.Corpus:

@@ -161,10 +161,15 @@ def test_a_time_ordered_corpus_keeps_every_event_and_each_reject_after_the_line_
 
 def test_the_results_name_the_command_the_run_was_asked_for():
     from bench.__main__ import DEFAULT_LINES, command_line
-    assert command_line([], DEFAULT_LINES) == "make bench"
-    assert command_line([], 3_000_000) == "make bench BENCH_LINES=3000000"  # BENCH_LINES from the environment
-    assert command_line(["--only", "l", "--lines", "3000000", "--ordered"], 3_000_000) == \
+    assert command_line([], DEFAULT_LINES, {}) == "make bench"
+    assert command_line([], 3_000_000, {}) == "make bench BENCH_LINES=3000000"  # BENCH_LINES from the environment
+    assert command_line(["--only", "l", "--lines", "3000000", "--ordered"], 3_000_000, {"PATH": "/bin"}) == \
         "python -m bench --only l --lines 3000000 --ordered"
+    # a job setting in the environment reaches every driver: it leads the command; a secret never shows
+    env = {"MAX_OFFSETS_PER_TRIGGER": "1500000", "MYSQL_PASSWORD": "hunter2", "TRIGGER_INTERVAL": "2 seconds"}
+    assert command_line(["--only", "l"], 3_000_000, env) == \
+        "MAX_OFFSETS_PER_TRIGGER=1500000 TRIGGER_INTERVAL='2 seconds' python -m bench --only l"
+    assert command_line([], DEFAULT_LINES, env) == "MAX_OFFSETS_PER_TRIGGER=1500000 TRIGGER_INTERVAL='2 seconds' make bench"
 
 
 def test_the_app_corpus_is_reported_only_when_a_phase_read_it_and_the_variants_table_when_one_ran():
