@@ -135,9 +135,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def command_line(argv: list[str], lines: int, env: Mapping[str, str]) -> str:
     """How the run was asked for, as its RESULTS say: `make bench` runs it without arguments. Job
-    settings in the environment (MAX_OFFSETS_PER_TRIGGER=...) reach every driver the bench starts
-    but the few it sets itself (the job name, topic and server), so they lead the command; secrets
-    never."""
+    settings in the environment (MAX_OFFSETS_PER_TRIGGER=...) lead the command, secrets never: they
+    reach every driver the bench starts, except where the bench sets one itself (the job name, topic
+    and server everywhere; a phase's own GROUP_BY or COUNT_LINES), which wins."""
     settings = [f"{s.name}={shlex.quote(env[s.name])}" for s in sorted(SETTINGS, key=lambda s: s.name)
                 if s.name in env and not s.secret]
     if argv:
