@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: help setup venv java jars up down status topic run recount produce counts report test test-unit test-integration \
         test-faults test-mysql chaos bench lint typecheck config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
-        yarn-up yarn-down yarn-test fresh-check otel-check
+        yarn-up yarn-down yarn-test fresh-check otel-check class-archive
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
@@ -98,16 +98,20 @@ compose-check: venv ## Validate docker-compose.yml with docker-compose config
 test-unit: venv java jars ## Unit tests (one local SparkSession, no services)
 	$(PY) -m pytest tests/unit
 
-test-integration: java up ## Integration tests against the real Kafka and MariaDB
+test-integration: java up class-archive ## Integration tests against the real Kafka and MariaDB
 	$(PY) -m pytest tests/integration
 
-test-faults: java up ## Fault tests (crashes, outages, zombies, data loss) against the real Kafka and MariaDB
+test-faults: java up class-archive ## Fault tests (crashes, outages, zombies, data loss) against the real Kafka and MariaDB
 	$(PY) -m pytest tests/faults
 
 test-mysql: venv java jars ## The tests marked `mysql` again on real MySQL 8.0 (stops MariaDB; MySQL stays up after)
 	@scripts/db.sh stop
 	@MYSQL_SERVER=mysql scripts/stack.sh up
+	@MYSQL_SERVER=mysql $(PY) -m tests.harness.class_archive
 	MYSQL_SERVER=mysql $(PY) -m pytest -m mysql tests/integration tests/faults
+
+class-archive: java jars up ## Build the test drivers' class-data archive unless this JVM and Spark's jars have one (~30 s; faster driver starts)
+	@$(PY) -m tests.harness.class_archive
 
 chaos: java up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes .local/chaos/RELIABILITY.md (CHAOS_REPORT=docs/RELIABILITY.md for the documented run)
 	$(PY) -m tests.chaos.run --report "$${CHAOS_REPORT:-.local/chaos/RELIABILITY.md}" $(CHAOS_ARGS)
@@ -137,7 +141,7 @@ yarn-test: venv jars up yarn-up package ## The job on the local YARN: AM killed 
 # they pin it even where a Docker engine answers; stop a compose stack first (make down STACK=docker).
 test test-integration test-faults test-mysql chaos bench yarn-test: export STACK := native
 
-test: setup venv java jars lint typecheck compose-check up ## Lint, type check, compose check, unit, integration, faults (CI adds make yarn-test)
+test: setup venv java jars lint typecheck compose-check up class-archive ## Lint, type check, compose check, unit, integration, faults (CI adds make yarn-test)
 	$(PY) -m pytest tests --ignore=tests/yarn --ignore=tests/otel
 
 otel-check: venv java jars up ## The real OpenTelemetry Collector (built from the Go module proxy) ships a log file to Kafka in otlp_proto and otlp_json; the job counts both exactly (not in CI: the build takes minutes)

@@ -72,12 +72,19 @@ run_job() {
   local classifier="$LOCAL/java/errorcount-classify.jar"  # the log-line contract (java/), make java
   [ -f "$classifier" ] || die "$classifier is missing: run 'make java' (make run builds it)."
   jars="$jars,$classifier"
-  export SPARK_CONF_DIR="$ROOT/conf" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
+  # Spark's files in conf/ are named by path, and SPARK_CONF_DIR (which spark-submit puts first
+  # on the driver JVM's classpath) is an empty directory: the JVM maps a class-data archive
+  # (-XX:SharedArchiveFile in SPARK_SUBMIT_OPTS, docs/testing.md) only for a classpath without a
+  # non-empty directory. The settings read are the same either way.
+  local conf_dir="$LOCAL/spark-conf"; mkdir -p "$conf_dir"
+  export SPARK_CONF_DIR="$conf_dir" LOG4J_CONFIGURATION_FILE="$ROOT/conf/log4j2.properties"
+  export PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
   export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
   export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}  # local mode: no need to look for a LAN address
   # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (word-split).
   local extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
+                --properties-file "$ROOT/conf/spark-defaults.conf" --conf "spark.metrics.conf=$ROOT/conf/metrics.properties"
                 --jars "$jars" "${extra[@]}" "$main" --config "$CONFIG" "$@")
   # A terminal's Ctrl-C would hit the JVM too and stop Spark under the batch. Instead the JVM
   # runs in its own session and the signal goes to the Python driver only, which stops at a

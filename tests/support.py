@@ -20,6 +20,7 @@ from errorcount.store import mysql
 from errorcount.tools import kafka_admin, produce, samples
 from errorcount.tools.kafka_admin import group_offsets  # noqa: F401
 from errorcount.tools.localenv import local_stack  # noqa: F401
+from tests.harness import class_archive
 from tests.harness.admin_db import (  # noqa: F401
     apply_schema,
     apply_sql_file,
@@ -145,9 +146,11 @@ def process_alive(pid: int) -> bool:
 # driver's start, first commit and stop 19-22 CPU-s against 31-34 with both tiers). The YARN tests'
 # containers too (tests/yarn/cluster.py); the job itself, make bench and make chaos keep the JVM's
 # default. The JIT does not change what a query computes.
+# And the classes they load mapped from the class-data archive `make class-archive` builds, when
+# there is one for this JVM and these jars (tests/harness/class_archive.py).
 SHORT_JIT = "-XX:TieredStopAtLevel=1"
 TEST_DRIVER = {"TRIGGER_INTERVAL": "1 second", "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
-               "SPARK_SUBMIT_OPTS": SHORT_JIT}
+               "SPARK_SUBMIT_OPTS": f"{SHORT_JIT} {class_archive.java_option()}".strip()}
 
 
 def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = (),

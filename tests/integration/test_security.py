@@ -1,5 +1,5 @@
-"""Secrets stay out of argv, logs and the Spark UI; the job's MySQL user can only read and write
-rows; names with quotes and unicode round-trip through every statement."""
+"""Secrets stay out of argv, logs and the Spark UI, and Spark's settings of conf/ apply; the job's
+MySQL user can only read and write rows; names with quotes and unicode round-trip through every statement."""
 
 import json
 import os
@@ -19,7 +19,7 @@ from errorcount.offsets import of_topic
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.store import mysql
 from errorcount.tools import produce, samples
-from tests.support import app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
+from tests.support import ROOT, app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
 pytestmark = pytest.mark.mysql
 
@@ -43,13 +43,34 @@ def all_cmdlines() -> str:
     return "\n".join(text)
 
 
-def spark_ui(path: str) -> str:
-    with urllib.request.urlopen(f"http://127.0.0.1:{UI_PORT}/api/v1/applications{path}", timeout=10) as response:
+def spark_ui(path: str, api: str = "/api/v1/applications") -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{UI_PORT}{api}{path}", timeout=10) as response:
         return response.read().decode()
 
 
+def conf_file(name: str) -> dict[str, str]:
+    """conf/NAME's settings as written: `key value` or `key=value` lines, comments left out."""
+    lines = (ROOT / "conf" / name).read_text(encoding="utf-8").splitlines()
+    pairs = [line.replace("=", " ", 1).split(None, 1) if "=" in line.split()[0] else line.split(None, 1)
+             for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return {key: value.strip() for key, value in pairs}
+
+
+def assert_conf_applies(app_id: str, log: str) -> None:
+    """scripts/run.sh names Spark's files of conf/ by path (its SPARK_CONF_DIR is empty): each
+    setting of spark-defaults.conf is the application's (or redacted, as its own redaction rule
+    hides values that name secrets), metrics.properties' servlet serves Prometheus' format, and
+    log4j2.properties keeps Spark's INFO lines out of the log."""
+    shown = dict(json.loads(spark_ui(f"/{app_id}/environment"))["sparkProperties"])
+    for key, value in conf_file("spark-defaults.conf").items():
+        assert shown.get(key) in (value, "*********(redacted)"), (key, shown.get(key), value)
+    metrics = conf_file("metrics.properties")["*.sink.prometheusServlet.path"]
+    assert '{type="gauges"}' in spark_ui(metrics, api="")
+    assert "INFO SparkContext" not in log and "batch 0:" in log
+
+
 @pytest.mark.slow
-def test_secrets_never_reach_argv_logs_or_the_spark_ui(clean_error_log, make_topic, start_driver):
+def test_secrets_never_reach_argv_logs_or_the_spark_ui_and_conf_applies(clean_error_log, make_topic, start_driver):
     admin, password = clean_error_log, app_password()
     topic, job = make_topic(partitions=1), unique("job")
     jaas = f'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="{KAFKA_SECRET}";'
@@ -66,6 +87,7 @@ def test_secrets_never_reach_argv_logs_or_the_spark_ui(clean_error_log, make_top
     for page in ("/environment", "/sql", "/jobs"):
         text = spark_ui(f"/{app_id}{page}")
         assert password not in text and KAFKA_SECRET not in text, page
+    assert_conf_applies(app_id, driver.log())
     assert driver.stop() == 0
     log = driver.log()
     assert "batch 0:" in log and password not in log and KAFKA_SECRET not in log
