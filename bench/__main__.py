@@ -87,12 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     phases.prepare_database()
     data = corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log)
+    cfg = job_config()
     results: dict = {"meta": {
         "date": f"{datetime.now(UTC):%Y-%m-%d}", "machine": machine(), "lines": args.lines, "topic": data.topic,
         "partitions": args.partitions, "error_lines": sum(data.expected.values()), "rejected": data.rejected,
         "command": command_line(sys.argv[1:] if argv is None else argv, args.lines, os.environ),
-        "trigger_interval": job_config().trigger_interval,
-        "max_offsets_per_trigger": str(job_config().max_offsets_per_trigger), "logs": str(run_dir)}}
+        "trigger_interval": cfg.trigger_interval,
+        "max_offsets_per_trigger": str(cfg.max_offsets_per_trigger), "logs": str(run_dir)}}
     steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
              ("s", "a2_spark_source", "(a') Spark's Kafka source alone", lambda: phases.spark_source_only(data, run_dir)),
              ("b", "b_job", "(b) the job, catch-up", lambda: phases.spark_catch_up(data, run_dir, "b-job")),
