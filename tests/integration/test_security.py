@@ -1,5 +1,5 @@
-"""Secrets stay out of argv, logs and the Spark UI, and Spark's settings of conf/ apply; the job's
-MySQL user can only read and write rows; names with quotes and unicode round-trip through every statement."""
+"""Secrets stay out of argv, logs and the Spark UI, Spark's settings of conf/ apply and the driver's
+JVM maps the tests' class archive; the job's MySQL user can only read and write rows; names with quotes and unicode round-trip through every statement."""
 
 import json
 import os
@@ -19,6 +19,7 @@ from errorcount.offsets import of_topic
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.store import mysql
 from errorcount.tools import produce, samples
+from tests.harness import class_archive
 from tests.support import ROOT, app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
 pytestmark = pytest.mark.mysql
@@ -69,6 +70,32 @@ def assert_conf_applies(app_id: str, log: str) -> None:
     assert "INFO SparkContext" not in log and "batch 0:" in log
 
 
+def assert_jvm_maps_the_class_archive(driver) -> None:
+    """The driver's JVM maps the class archive of `make class-archive` (tests/harness/class_archive.py),
+    which it refuses without a word when its classpath holds a non-empty directory."""
+    archive = class_archive.archive()
+    if not archive.is_file():
+        return  # none built for this JVM (make class-archive reports why): nothing to map
+    jvms = [proc for proc in Path("/proc").iterdir() if proc.name.isdigit() and _in_group(proc, driver.process.pid)
+            and b"SparkSubmit" in _read(proc / "cmdline")]
+    assert jvms, "the driver's JVM is not in its process group"
+    assert all(str(archive).encode() in _read(proc / "maps") for proc in jvms), f"{archive} is not mapped"
+
+
+def _in_group(proc: Path, group: int) -> bool:
+    try:
+        return os.getpgid(int(proc.name)) == group
+    except OSError:
+        return False
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 @pytest.mark.slow
 def test_secrets_never_reach_argv_logs_or_the_spark_ui_and_conf_applies(clean_error_log, make_topic, start_driver):
     admin, password = clean_error_log, app_password()
@@ -88,6 +115,7 @@ def test_secrets_never_reach_argv_logs_or_the_spark_ui_and_conf_applies(clean_er
         text = spark_ui(f"/{app_id}{page}")
         assert password not in text and KAFKA_SECRET not in text, page
     assert_conf_applies(app_id, driver.log())
+    assert_jvm_maps_the_class_archive(driver)
     assert driver.stop() == 0
     log = driver.log()
     assert "batch 0:" in log and password not in log and KAFKA_SECRET not in log
