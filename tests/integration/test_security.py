@@ -1,5 +1,6 @@
 """Secrets stay out of argv, logs and the Spark UI, Spark's settings of conf/ apply and the driver's
-JVM maps the tests' class archive; the job's MySQL user can only read and write rows; names with quotes and unicode round-trip through every statement."""
+JVM maps the tests' class archive; the job's MySQL user can only read and write rows; names with
+quotes and unicode round-trip through every statement."""
 
 import json
 import os
