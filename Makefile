@@ -110,7 +110,7 @@ test-mysql: venv java jars ## The tests marked `mysql` again on real MySQL 8.0 (
 	@MYSQL_SERVER=mysql $(PY) -m tests.harness.class_archive
 	MYSQL_SERVER=mysql $(PY) -m pytest -m mysql tests/integration tests/faults
 
-class-archive: java jars up ## Build the test drivers' class-data archive unless this JVM and Spark's jars have one (~30 s; faster driver starts)
+class-archive: java jars up ## Build the test drivers' class-data archive unless this JVM and Spark's jars have one (~45 s; faster driver starts)
 	@$(PY) -m tests.harness.class_archive
 
 chaos: java up ## Kill -9 the driver or the SQL server under a steady producer (CHAOS_ARGS); exact or fail; writes .local/chaos/RELIABILITY.md (CHAOS_REPORT=docs/RELIABILITY.md for the documented run)

@@ -1,8 +1,8 @@
 """A class-data archive (AppCDS) for the test drivers' JVMs, built once per machine and JVM.
 
 A test driver's JVM loads and verifies ~15 000 classes of Spark, Scala and Kafka at every start;
-mapped from an archive they cost a third less CPU to start (docs/testing.md, "A short JIT and a
-class archive for short JVMs"). `python -m tests.harness.class_archive` (make class-archive, before
+mapped from an archive they cost a third less CPU to start (docs/testing.md, "A class-data
+archive for the drivers' JVMs"). `python -m tests.harness.class_archive` (make class-archive, before
 the suites that start drivers) runs one test driver to its first commit and a clean stop with
 `-XX:ArchiveClassesAtExit`; tests/support.py's TEST_DRIVER then names the archive in
 SPARK_SUBMIT_OPTS. The archive is an accelerator only: when it cannot be built (a JDK without a
@@ -37,9 +37,9 @@ def fingerprint() -> str:
     by name, size and modification time, as the JVM checks them when it maps an archive."""
     home = _java_home()
     spec = importlib.util.find_spec("pyspark")  # spark-submit's SPARK_HOME: the venv's pyspark
-    jars = Path(spec.submodule_search_locations[0]) / "jars" if spec and spec.submodule_search_locations else ROOT
     files = [home / "lib" / "modules", home / "lib" / "server" / "libjvm.so"] if home else []
-    files += sorted(jars.glob("*.jar")) if jars.is_dir() else []
+    if spec and spec.submodule_search_locations:
+        files += sorted((Path(spec.submodule_search_locations[0]) / "jars").glob("*.jar"))
     digest = hashlib.sha256()
     for path in files:
         stat = path.stat() if path.exists() else None
@@ -63,7 +63,7 @@ def build() -> str:
     if target.is_file():
         return f"class archive {target.name}: up to date"
     from errorcount.tools import kafka_admin, produce, samples
-    from tests.support import TEST_DRIVER, admin_connect, launch, release_counts_table, stored_offsets, unique, wait_until
+    from tests.support import TEST_DRIVER, admin_connect, catch_up, launch, release_counts_table, unique
     ARCHIVE_DIR.mkdir(parents=True, exist_ok=True)
     for old in ARCHIVE_DIR.glob("*.jsa"):
         old.unlink()
@@ -77,8 +77,7 @@ def build() -> str:
         produce.produce(topic, samples.generate("app", 2000, 7, datetime(2040, 1, 1), 30))
         driver = launch(job, topic, {"COUNTS_TABLE": COUNTS_TABLE, "COUNT_LINES": "true", "SPARK_SUBMIT_OPTS":
                                      f"{TEST_DRIVER['SPARK_SUBMIT_OPTS']} -XX:ArchiveClassesAtExit={partial} -Xlog:cds=off"})
-        wait_until(lambda: driver.check_alive() or stored_offsets(conn, job, topic) == kafka_admin.end_offsets(topic),
-                   240, "the archive's driver to commit its topic")
+        catch_up(conn, job, topic, driver, "the archive's driver to commit its topic")
         code = driver.stop(120)
         if code != 0 or not partial.is_file():
             return f"class archive not built (the driver exited {code}; log {driver.log_path}): drivers start without one"

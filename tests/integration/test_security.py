@@ -36,13 +36,8 @@ def app_connection() -> pymysql.Connection:
 
 
 def all_cmdlines() -> str:
-    text = []
-    for proc in Path("/proc").iterdir():
-        try:
-            text.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
-        except OSError:
-            continue
-    return "\n".join(text)
+    return "\n".join(_read(proc / "cmdline").replace(b"\0", b" ").decode(errors="replace")
+                     for proc in Path("/proc").iterdir())
 
 
 def spark_ui(path: str, api: str = "/api/v1/applications") -> str:
