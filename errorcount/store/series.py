@@ -115,7 +115,7 @@ class SeriesStore:
             target = ids[overflow_key if series in admission.overflowed else key[series]]
             errors, seen = counts.get((minute, target), (0, 0))
             counts[minute, target] = (errors + count, seen + lines.get((minute, series), 0))
-        minutes = {minute: minute_key(minute) for minute, _id in counts}
+        minutes = {minute: minute_key(minute) for minute in {minute for minute, _id in counts}}  # once per minute, not per row
         cursor.executemany(UPSERT_SERIES_COUNTS, [(self.job, minutes[m], i, n, seen)
                                                   for (m, i), (n, seen) in sorted(counts.items())])
         overflow_lines = sum(totals[s][0] for s in admission.overflowed)
