@@ -1,0 +1,140 @@
+"""The error-ratio rules of conf/prometheus/alerts.yml evaluated on made-up scrapes: which burn-rate
+alerts fire for a job that counts no lines, one that burns its budget, one within it, an idle one.
+The evaluator here is a second, independent reading of PromQL's semantics for the constructs the
+rules use (instant and range selectors, rate, sum/max by, vector matching with on(), arithmetic
+with IEEE division, filtering comparisons, and), run at Prometheus's default rule interval (1 m)
+with each alert's `for:`. The rules' syntax is checked against Prometheus's grammar in
+test_prometheus_conf.py."""
+
+import itertools
+import math
+import operator
+from datetime import timedelta
+
+import promql_parser as promql
+import pytest
+
+from tests.unit.test_prometheus_conf import ALERTS, RECORDED
+
+SCRAPE_S, EVALUATION_S, LOOKBACK_S = 15, 60, 300  # prometheus.yml's scrape interval; Prometheus's defaults
+HOURS = 7  # of scrapes: the longest window (6 h) and a `for:` fit
+Series = dict[frozenset, list[tuple[float, float]]]  # labels -> (time s, value), per metric name
+ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+COMPARISON = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le, "==": operator.eq,
+              "!=": operator.ne}
+
+
+def divide(a: float, b: float) -> float:
+    """IEEE division, as Prometheus's float arithmetic: x/0 is +-Inf, 0/0 NaN."""
+    if b == 0:
+        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a)
+    return a / b
+
+
+class Evaluator:
+    def __init__(self, metrics: dict[str, Series]):
+        self.metrics = metrics
+
+    def at(self, expr, t: float):
+        """An instant vector ({labels: value}) or a scalar (float)."""
+        if isinstance(expr, promql.ParenExpr):
+            return self.at(expr.expr, t)
+        if isinstance(expr, promql.NumberLiteral):
+            return float(expr.val)
+        if isinstance(expr, promql.VectorSelector):
+            if expr.name in RECORDED:
+                return self.at(promql.parse(RECORDED[expr.name]["expr"]), t)
+            return {labels: [v for at, v in samples if t - LOOKBACK_S < at <= t][-1]
+                    for labels, samples in self.metrics.get(expr.name, {}).items()
+                    if any(t - LOOKBACK_S < at <= t for at, _v in samples)}
+        if isinstance(expr, promql.Call) and expr.func.name == "rate":
+            return self.rate(expr.args[0], t)
+        if isinstance(expr, promql.AggregateExpr):
+            return self.aggregate(expr, t)
+        if isinstance(expr, promql.BinaryExpr):
+            return self.binary(expr, t)
+        raise AssertionError(f"the evaluator does not know {expr}: extend it")
+
+    def rate(self, matrix, t: float) -> dict:
+        """Per-second increase over the range, counter resets included (no extrapolation: it scales
+        a rate, never makes one zero or not)."""
+        span = matrix.range / timedelta(seconds=1)
+        out = {}
+        for labels, samples in self.metrics.get(matrix.vector_selector.name, {}).items():
+            inside = [v for at, v in samples if t - span < at <= t]
+            if len(inside) >= 2:
+                out[labels] = sum(b - a if b >= a else b for a, b in itertools.pairwise(inside)) / span
+        return out
+
+    def aggregate(self, expr, t: float) -> dict:
+        assert expr.modifier is not None and expr.modifier.type == promql.AggModifierType.By, expr
+        groups: dict[frozenset, list[float]] = {}
+        for labels, value in self.at(expr.expr, t).items():
+            groups.setdefault(frozenset(kv for kv in labels if kv[0] in expr.modifier.labels), []).append(value)
+        fold = {"sum": sum, "max": max}[str(expr.op)]
+        return {labels: fold(values) for labels, values in groups.items()}
+
+    def binary(self, expr, t: float):
+        op, lhs, rhs = str(expr.op), self.at(expr.lhs, t), self.at(expr.rhs, t)
+        on = expr.modifier.matching.labels if expr.modifier and expr.modifier.matching else None
+        apply = divide if op == "/" else ARITHMETIC.get(op) or COMPARISON.get(op)
+        if isinstance(lhs, float) and isinstance(rhs, float):
+            return apply(lhs, rhs)
+        if isinstance(lhs, float) or isinstance(rhs, float):  # scalar and vector
+            vector, flip = (rhs, True) if isinstance(lhs, float) else (lhs, False)
+            scalar = lhs if flip else rhs
+            results = {k: (apply(scalar, v) if flip else apply(v, scalar)) for k, v in vector.items()}
+            return {k: (v if op not in COMPARISON else vector[k]) for k, v in results.items() if op not in COMPARISON or v}
+
+        def key(labels: frozenset) -> frozenset:
+            return frozenset(kv for kv in labels if on is None or kv[0] in on)
+        right = {key(labels): value for labels, value in rhs.items()}
+        if op == "and":
+            return {labels: value for labels, value in lhs.items() if key(labels) in right}
+        out = {}
+        for labels, value in lhs.items():
+            if key(labels) in right:
+                result = apply(value, right[key(labels)])
+                if op not in COMPARISON:
+                    out[key(labels)] = result
+                elif result:
+                    out[labels] = value
+        return out
+
+    def firing(self, t: float) -> set[str]:
+        """The alerts of the errorcount-slo group that fire at t: true at every evaluation over `for:`."""
+        fired = set()
+        for alert in ALERTS:
+            if "error_ratio" not in alert["expr"]:
+                continue
+            held = promql.parse_duration(alert.get("for", "0s")) / timedelta(seconds=1)
+            steps = [t - k * EVALUATION_S for k in range(int(held // EVALUATION_S) + 1)]
+            if all(self.at(promql.parse(alert["expr"]), step) for step in steps):
+                fired.add(alert["alert"])
+        return fired
+
+
+def scrapes(errors_per_s: float, lines_per_s: float, objective: float = 0.999) -> dict[str, Series]:
+    """One job's driver scraped every 15 s for HOURS: its two counters growing at these rates."""
+    labels = frozenset({("job_name", "web"), ("instance", "host:9108")})
+    times = [k * SCRAPE_S for k in range(HOURS * 3600 // SCRAPE_S + 1)]
+    return {"errorcount_error_lines_total": {labels: [(t, errors_per_s * t) for t in times]},
+            "errorcount_lines_total": {labels: [(t, lines_per_s * t) for t in times]},
+            "errorcount_slo_objective": {labels: [(t, objective) for t in times]}}
+
+
+@pytest.mark.parametrize(("errors_per_s", "lines_per_s", "expected"), [
+    (5.0, 0.0, set()),      # COUNT_LINES off: lines stay 0, so no ratio (ERROR lines / 0 would be +Inf)
+    (0.0, 0.0, set()),      # idle
+    (0.05, 100.0, set()),   # 0.05 % of lines are errors: half the budget of SLO_OBJECTIVE 0.999
+    (1.0, 100.0, {"ErrorcountErrorBudgetBurnSlow"}),  # 10 x the budget: above 6 x, below 14.4 x
+    (5.0, 100.0, {"ErrorcountErrorBudgetBurnFast", "ErrorcountErrorBudgetBurnSlow"}),  # 50 x the budget
+], ids=["lines-off", "idle", "within-budget", "slow-burn", "fast-burn"])
+def test_the_burn_rate_alerts_fire_on_the_ratio_and_never_without_lines(errors_per_s, lines_per_s, expected):
+    assert Evaluator(scrapes(errors_per_s, lines_per_s)).firing(HOURS * 3600) == expected
+
+
+def test_the_evaluator_divides_as_ieee_and_reads_ratios_of_the_recorded_rules():
+    assert divide(1.0, 0.0) == math.inf and math.isnan(divide(0.0, 0.0)) and divide(-2.0, 0.0) == -math.inf
+    ratio = Evaluator(scrapes(1.0, 100.0)).at(promql.parse("errorcount:error_ratio:rate1h"), HOURS * 3600)
+    assert ratio == {frozenset({("job_name", "web")}): pytest.approx(0.01)}
