@@ -19,7 +19,7 @@ from errorcount import errors, faults, offsets, session, start_plan, store
 from errorcount.batch import checkpoint
 from errorcount.batch.handler import BatchCommitter, BatchSettings
 from errorcount.config.load import Config, interval_seconds, topics
-from errorcount.config.rules import Rules
+from errorcount.config.rules import Rules, change_warning
 from errorcount.counted_through import Marks
 from errorcount.errors import ConfigError, JobStop
 from errorcount.kafka import topic_metadata
@@ -137,6 +137,8 @@ class Job:
             rules = Rules.of(cfg)
             epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint, rules))
             log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
+            if changed := change_warning(cfg.job_name, job_store.replaced, rules):
+                log.warning("%s", changed)
             job_watch.leased(epoch)
             marks = self.mysql("reading counted_through", lambda: marks_of(job_store))
             observer = EndObserver(admin, subscription, marks, interval_for(interval_seconds(cfg.trigger_interval))).start()

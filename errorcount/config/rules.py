@@ -53,3 +53,32 @@ class Rules:
     def from_text(cls, text: str) -> "Rules":
         """The Rules a lease row's `rules` column holds (text)."""
         return cls(tuple(sorted((str(name), str(value)) for name, value in json.loads(text).items())))
+
+    @classmethod
+    def parse(cls, text: str | None) -> "Rules | None":
+        """from_text, or None for a column that holds no rules this code can read (NULL: written
+        before rules were stored; anything but a JSON object)."""
+        try:
+            return cls.from_text(text) if text else None
+        except (ValueError, AttributeError):
+            return None
+
+
+def change_warning(job: str, replaced: tuple[int, Rules] | None, rules: Rules) -> str | None:
+    """What a start logs when it counts under other rules than the lease it took over (`replaced`:
+    that lease's epoch and rules), else None. Counts already committed stay as they were counted;
+    the minutes the start resumes in then hold counts under both (docs/operations.md, "When the
+    rules change")."""
+    if replaced is None or replaced[1] == rules:
+        return None
+    epoch, (before, now) = replaced[0], (dict(replaced[1].settings), dict(rules.settings))
+    changes = "; ".join(f"{name} {before.get(name, '(unset)')!r} before, {now.get(name, '(unset)')!r} now"
+                        for name in sorted(set(before) | set(now)) if before.get(name) != now.get(name))
+    turned_on = now.get("COUNT_LINES") == "true" and before.get("COUNT_LINES") != "true"
+    lines = (" COUNT_LINES was just turned on: in those minutes line_count holds only the lines counted from now on, "
+             "so their error ratio reads high." if turned_on else "")
+    return (f"job {job!r} counts under other rules than epoch {epoch} did ({changes}). Every count committed "
+            f"before this start stays as the old rules made it, and the minutes this start resumes in are counted "
+            f"under both.{lines} To count a past range under the new rules, recount it: make recount FROM='YYYY-MM-DD "
+            f"HH:MM' TO='YYYY-MM-DD HH:MM' (scripts/submit-yarn.sh recount on YARN; docs/operations.md, "
+            f"\"When the rules change\")")

@@ -150,7 +150,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("COUNT_LINES", bool, "false", "also count every valid line per minute (and per series): an error ratio's denominator",
             note="line_count beside log_count in COUNTS_TABLE and error_series_counts, in the same transaction; a "
                  "rejected record is not a line. false: line_count stays 0 and only ERROR lines are classified "
-                 "into series (docs/operations.md, 'Error ratios').", classifier=True),
+                 "into series (docs/operations.md, 'Error ratios'). Turned on in a running deployment, the minutes "
+                 "around the restart hold only part of their lines: recount them (docs/operations.md, 'When the rules "
+                 "change').", classifier=True),
     Setting("LATENESS", int, "300", "seconds an event's own time may trail its Kafka append time; later minutes are incomplete",
             note="A minute is complete once counted_through (every record Kafka made readable before it is counted) "
                  "is past the minute's end plus LATENESS: the complete column of the minutes views and "

@@ -49,6 +49,7 @@ BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint, rule
               "acquired_at = CURRENT_TIMESTAMP(3), metrics_endpoint = new.metrics_endpoint, "
               "rules_digest = new.rules_digest, rules = new.rules")
 SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
+SELECT_LEASE_RULES = "SELECT epoch, rules FROM job_leases WHERE job = %s"
 # acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
 SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
 # A dead letter seen again (a batch re-read after a crash) keeps its first row.

@@ -41,6 +41,7 @@ from errorcount.store.statements import (
     REASON_CHARS,
     SELECT_LEASE,
     SELECT_LEASE_HOLDER,
+    SELECT_LEASE_RULES,
     SELECT_OFFSETS,
     SELECT_STARTED,
     SETTLE_OFFSETS,
@@ -62,7 +63,8 @@ class Reattempt:
 
 class Store:
     """The job's MySQL transactions, one method each, on one connection for one job, its topics and
-    counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it.
+    counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it;
+    `replaced`, the epoch and rules of the lease it took over (None: the job's first, or rules unknown).
     `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default);
     `series` writes the per-dimension counts (GROUP_BY), when set. `epoch`: none taken yet (0), or
     one the caller knows this instance holds (tests)."""
@@ -72,6 +74,7 @@ class Store:
         self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, topics, counts_table, hooks
         self.series = series
         self.epoch = epoch
+        self.replaced: tuple[int, Rules] | None = None
         self.lateness_s = lateness_s  # LATENESS: complete_before = through_at - lateness_s
 
     def run(self, work: Callable[[ServerCursor], T]) -> T:
@@ -113,6 +116,8 @@ class Store:
         older than its submission (the previous deployment), it takes over like any start."""
         job = self.job
         with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_LEASE_RULES, (job,))  # not a locking read: what the start says of it, no more
+            held = cursor.fetchone()
             if reattempt:
                 cursor.execute(SELECT_LEASE_HOLDER, (job,))
                 row = cursor.fetchone()
@@ -128,6 +133,8 @@ class Store:
             row = cursor.fetchone()
             assert row is not None, "the lease row was just written"
         self.epoch = int(row[0])
+        before = Rules.parse(held[1]) if held else None
+        self.replaced = (int(held[0]), before) if held and before else None
         return self.epoch
 
     def load_start(self) -> "StartState":

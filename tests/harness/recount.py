@@ -79,8 +79,13 @@ def counted_then_rules_changed(admin, job: str, topic: str, start_driver, lines:
     catch_up(admin, job, topic, first)
     assert first.stop() == 0
     assert error_log(admin) == lines.errors({"ERROR"})
+    assert "counts under other rules" not in first.log()  # a first start replaces no rules
+    [(epoch,)] = query(admin, "SELECT epoch FROM job_leases WHERE job = %s", (job,))
     live = start_driver(job, topic, env=NEW)
     wait_until(lambda: "FATAL" in (query(admin, "SELECT rules FROM job_leases WHERE job = %s", (job,))[0][0] or ""),
                120, "the job's restart under the new rules")
+    said = wait_until(lambda: "counts under other rules" in live.log() and live.log(), 60, "the restart's word on the rules")
+    assert (f"counts under other rules than epoch {epoch} did (COUNT_LINES 'false' before, 'true' now; ERROR_LEVELS "
+            "'ERROR' before, 'ERROR,FATAL' now; GROUP_BY '' before, 'level' now)") in said
     catch_up(admin, job, topic, live)
     return live

@@ -5,7 +5,7 @@ import hashlib
 
 from errorcount.config import settings as declared
 from errorcount.config.load import load_config
-from errorcount.config.rules import Rules
+from errorcount.config.rules import Rules, change_warning
 
 
 def expected_text(overrides: dict[str, str]) -> str:
@@ -33,3 +33,27 @@ def test_the_digest_changes_with_every_rule_and_with_no_other_setting():
         changed = Rules.of(load_config([], {name: value}))
         assert changed.digest != base.digest
         assert changed.differences(base) == [f"{name}: {dict(changed.settings)[name]!r} vs {dict(base.settings)[name]!r}"]
+
+
+def test_a_start_under_changed_rules_names_each_change_and_what_to_do():
+    before = Rules.of(load_config([], {"ERROR_LEVELS": "ERROR"}))
+    now = Rules.of(load_config([], {"ERROR_LEVELS": "ERROR,FATAL", "COUNT_LINES": "true", "MAX_SERIES": "7"}))
+    said = change_warning("web", (4, before), now)
+    assert said is not None and said.startswith(
+        "job 'web' counts under other rules than epoch 4 did (COUNT_LINES 'false' before, 'true' now; "
+        "ERROR_LEVELS 'ERROR' before, 'ERROR,FATAL' now; MAX_SERIES '1000' before, '7' now).")
+    assert "line_count holds only the lines counted from now on" in said  # COUNT_LINES came on
+    assert "make recount FROM=" in said and "When the rules change" in said
+
+
+def test_the_same_rules_or_unknown_ones_say_nothing_and_turning_lines_off_is_no_ratio_warning():
+    rules = Rules.of(load_config([], {"COUNT_LINES": "true"}))
+    assert change_warning("web", (4, rules), Rules.of(load_config([], {"COUNT_LINES": "true"}))) is None
+    assert change_warning("web", None, rules) is None  # the job's first start, or a lease without rules
+    off = change_warning("web", (4, rules), Rules.of(load_config([], {})))
+    assert off is not None and "COUNT_LINES 'true' before, 'false' now" in off and "line_count holds" not in off
+
+
+def test_a_lease_row_whose_rules_cannot_be_read_is_no_rules():
+    assert [Rules.parse(text) for text in (None, "", "not json", "[1, 2]", "7")] == [None] * 5
+    assert Rules.parse('{"COUNT_LINES": "true"}') == Rules((("COUNT_LINES", "true"),))
