@@ -9,8 +9,8 @@ source "$(dirname "$0")/lib.sh"
 SOURCE="$ROOT/tests/otel/collector"
 BINARY="$LOCAL/otelcol/otelcol"
 command -v go >/dev/null || die "no Go toolchain: install Go 1.26 or newer (Debian: golang from backports, or go.dev's tarball)"
-newest=$(find "$SOURCE" -type f -newer "$BINARY" 2>/dev/null | head -1)
-if [ ! -x "$BINARY" ] || [ -n "$newest" ]; then
+# (a test, not an assignment: under set -e and pipefail a missing binary's failed find would end the script)
+if [ ! -x "$BINARY" ] || [ -n "$(find "$SOURCE" -type f -newer "$BINARY" | head -1)" ]; then
   log "building the OpenTelemetry Collector (filelog, batch, kafka) from $SOURCE: several minutes the first time"
   mkdir -p "$(dirname "$BINARY")"
   (cd "$SOURCE" && GOFLAGS=-mod=readonly go build -trimpath -o "$BINARY" .) \
