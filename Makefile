@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: help setup venv java jars up down status topic run recount produce counts report test test-unit test-integration \
         test-faults test-mysql chaos bench lint typecheck config-docs check differential compose-check schema clean package submit-yarn stop-yarn \
-        yarn-up yarn-down yarn-test fresh-check otel-check class-archive
+        yarn-up yarn-down yarn-test fresh-check otel-check rules-check class-archive
 
 help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z_-]*:.*## ' $(MAKEFILE_LIST) | \
@@ -147,6 +147,9 @@ test: setup venv java jars lint typecheck compose-check up class-archive ## Lint
 otel-check: venv java jars up ## The real OpenTelemetry Collector (built from the Go module proxy) ships a log file to Kafka in otlp_proto and otlp_json; the job counts both exactly (not in CI: the build takes minutes)
 	@scripts/otelcol.sh >/dev/null
 	$(PY) -m pytest tests/otel
+
+rules-check: ## Prometheus's own rule engine (promtool, built from the Go module proxy) on the alert rules: tests/prometheus/rules_test.yml (not in CI: the build takes minutes)
+	@promtool=$$(scripts/promtool.sh) && $$promtool check rules conf/prometheus/alerts.yml && $$promtool test rules tests/prometheus/rules_test.yml
 
 fresh-check: ## A newcomer's make run + make test in a clean Debian 12 root file system (debootstrap; root or sudo; ~1 h; not in CI)
 	@scripts/fresh-check.sh
