@@ -43,11 +43,15 @@ class Rules:
         """SHA-256 of `text`, hex: equal exactly when the rules are."""
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
+    def changed(self, other: "Rules") -> list[tuple[str, str, str]]:
+        """(name, this value, other's value) of each setting whose values differ, by name."""
+        mine, theirs = dict(self.settings), dict(other.settings)
+        return [(name, mine.get(name, "(unset)"), theirs.get(name, "(unset)"))
+                for name in sorted(set(mine) | set(theirs)) if mine.get(name) != theirs.get(name)]
+
     def differences(self, other: "Rules") -> list[str]:
         """The settings whose values differ, as 'NAME: this vs other', by name."""
-        mine, theirs = dict(self.settings), dict(other.settings)
-        return [f"{name}: {mine.get(name, '(unset)')!r} vs {theirs.get(name, '(unset)')!r}"
-                for name in sorted(set(mine) | set(theirs)) if mine.get(name) != theirs.get(name)]
+        return [f"{name}: {mine!r} vs {theirs!r}" for name, mine, theirs in self.changed(other)]
 
     @classmethod
     def from_text(cls, text: str) -> "Rules":
@@ -71,9 +75,8 @@ def change_warning(job: str, replaced: tuple[int, Rules] | None, rules: Rules) -
     rules change")."""
     if replaced is None or replaced[1] == rules:
         return None
-    epoch, (before, now) = replaced[0], (dict(replaced[1].settings), dict(rules.settings))
-    changes = "; ".join(f"{name} {before.get(name, '(unset)')!r} before, {now.get(name, '(unset)')!r} now"
-                        for name in sorted(set(before) | set(now)) if before.get(name) != now.get(name))
+    epoch, before, now = replaced[0], dict(replaced[1].settings), dict(rules.settings)
+    changes = "; ".join(f"{name} {old!r} before, {new!r} now" for name, old, new in replaced[1].changed(rules))
     turned_on = now.get("COUNT_LINES") == "true" and before.get("COUNT_LINES") != "true"
     lines = (" COUNT_LINES was just turned on: in those minutes line_count holds only the lines counted from now on, "
              "so their error ratio reads high." if turned_on else "")
