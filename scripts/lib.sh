@@ -11,6 +11,9 @@ VENV="$ROOT/.venv"
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
+# stale BINARY SOURCE: the binary is missing or older than a file of SOURCE (a test: use it in `if`;
+# an assignment of find's output would end a script under set -e and pipefail while BINARY is missing).
+stale() { [ ! -x "$1" ] || [ -n "$(find "$2" -type f -newer "$1" | head -1)" ]; }
 
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.5 s until it succeeds, saying
 # what it waits for (and again every 15 s).

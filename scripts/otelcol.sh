@@ -9,8 +9,7 @@ source "$(dirname "$0")/lib.sh"
 SOURCE="$ROOT/tests/otel/collector"
 BINARY="$LOCAL/otelcol/otelcol"
 command -v go >/dev/null || die "no Go toolchain: install Go 1.26 or newer (Debian: golang from backports, or go.dev's tarball)"
-# (a test, not an assignment: under set -e and pipefail a missing binary's failed find would end the script)
-if [ ! -x "$BINARY" ] || [ -n "$(find "$SOURCE" -type f -newer "$BINARY" | head -1)" ]; then
+if stale "$BINARY" "$SOURCE"; then
   log "building the OpenTelemetry Collector (filelog, batch, kafka) from $SOURCE: several minutes the first time"
   mkdir -p "$(dirname "$BINARY")"
   (cd "$SOURCE" && GOFLAGS=-mod=readonly go build -trimpath -o "$BINARY" .) \

@@ -16,8 +16,7 @@ grep -q "^require github.com/prometheus/prometheus $module\$" "$SOURCE/go.mod" \
   || die "$SOURCE/go.mod does not require github.com/prometheus/prometheus $module (PROMETHEUS_VERSION=$version in .env): set the require line to it and run 'go mod tidy' there"
 command -v go >/dev/null || die "no Go toolchain: install Go 1.26 or newer (Debian: golang from backports, or go.dev's tarball)"
 BINARY="$LOCAL/promtool/promtool-$version"
-# (a test, not an assignment: under set -e and pipefail a missing binary's failed find would end the script)
-if [ ! -x "$BINARY" ] || [ -n "$(find "$SOURCE" -type f -newer "$BINARY" | head -1)" ]; then
+if stale "$BINARY" "$SOURCE"; then
   log "building promtool $version (github.com/prometheus/prometheus $module) from $SOURCE: ~10 minutes the first time"
   mkdir -p "$(dirname "$BINARY")"
   (cd "$SOURCE" && GOFLAGS=-mod=readonly go build -trimpath -o "$BINARY" github.com/prometheus/prometheus/cmd/promtool) \
