@@ -11,6 +11,7 @@ import pytest
 
 from errorcount.errors import EXIT_FENCED
 from errorcount.tools import kafka_admin
+from tests.harness.race_once import race_once
 from tests.support import (
     Scenario,
     app_password,
@@ -192,23 +193,36 @@ def test_invalid_configuration_stops_the_submission_before_yarn(yarn, run):
 
 def test_the_documented_command_in_yarn_client_mode(yarn, run, start_driver):
     """docs/operations.md "spark-submit by hand", as written, with SPARK_MASTER=yarn: the driver
-    runs here, its executors in YARN containers; the topic is counted exactly."""
+    runs here, its executors in YARN containers; the topic is counted exactly. Its first
+    SparkContext fails to start as Spark's UI race does in client mode (tests/harness/race_once.py),
+    after its application was submitted: the driver starts the context again, as a second
+    application, and counts as if nothing had happened."""
     marker = marker_for(run)
     run.write(600, seed=77, minutes=20)
+    armed = ROOT / ".local" / "yarn" / "markers" / f"{run.job}.race"
+    race_options, race_env = race_once(armed)
     extra = [f"--conf spark.yarn.stagingDir=file://{ROOT}/.local/yarn/staging", f"--conf spark.yarn.jars=local:{SPARK_JARS}/*",
              f"--conf spark.yarn.appMasterEnv.JAVA_HOME={java_home()}", f"--conf spark.executorEnv.JAVA_HOME={java_home()}",
              "--conf spark.executor.instances=1 --conf spark.executor.cores=1 --conf spark.executor.memory=1g",
-             "--name errorcount-by-hand-" + run.job]
+             "--name errorcount-by-hand-" + run.job, race_options]
     env = {"SPARK_MASTER": "yarn", "HADOOP_CONF_DIR": str(CONF_DIR), "SPARK_SUBMIT_EXTRA": " ".join(extra),
-           "STOP_MARKER": str(marker)}
+           "STOP_MARKER": str(marker), **race_env}
     driver = start_driver(run.job, run.topic, env=env, command=["bash", "-ec", documented_block()])
     caught_up = lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)  # noqa: E731
     wait_until(lambda: driver.check_alive() or caught_up(), 300, "the job submitted by hand in YARN client mode to catch up",
                interval=1)
     assert run.counts() == run.produced.total()
-    app = re.search(r"Submitting application (application_\d+_\d+) to ResourceManager", driver.log())
-    assert app, driver.log()[-3000:]
-    assert yarn.state(app.group(1))[0] == "RUNNING"  # its executors are YARN's
+    assert not armed.exists(), "RaceOnce never ran: spark.extraListeners did not reach the driver"
+    retried = [line for line in driver.log().splitlines() if "failed to start on a race inside Spark" in line]
+    assert retried and "java.util.ConcurrentModificationException" in retried[0], driver.log()[-3000:]
+    assert "attempt 2 of 3" in retried[0]  # (an "attempt 3 of 3" too if Spark's own race struck the second)
+    apps = re.findall(r"Submitting application (application_\d+_\d+) to ResourceManager", driver.log())
+    assert len(apps) == len(retried) + 1, driver.log()[-3000:]  # one per start
+    assert yarn.state(apps[-1])[0] == "RUNNING"  # its executors are YARN's
     marker.touch()
     assert driver.wait(180) == 0, driver.log()[-3000:]
+    # a failed start's application, its AM cut off from the driver, ends by itself (docs/operations.md)
+    for app in apps[:-1]:
+        wait_until(lambda app=app: yarn.state(app)[0] in ("FINISHED", "FAILED", "KILLED"), 300,
+                   f"the failed start's application {app} to end")
 
