@@ -30,6 +30,9 @@ class JobMetrics:
                                    "but for LOG_FORMAT=otlp, whose records are requests of many)", one, registry=r)
         self.error_lines = Counter("errorcount_error_lines", "Records counted as errors", one, registry=r)
         self.lines = Counter("errorcount_lines", "Lines counted, error or not (COUNT_LINES; 0 when off)", one, registry=r)
+        self.ratio_errors = Counter("errorcount_ratio_error_lines", "ERROR lines of the batches that counted lines "
+                                    "(COUNT_LINES; 0 when off): the error ratio's numerator, over the same batches "
+                                    "as errorcount_lines_total", one, registry=r)
         self.rejected = Counter("errorcount_rejected_records", "Records rejected by the contract", one, registry=r)
         self.dead_letters = Counter("errorcount_dead_letters", "Rejected records kept in rejected_lines", one, registry=r)
         self.commit_retries = Counter("errorcount_commit_retries", "MySQL commit attempts that failed and were retried",
@@ -62,9 +65,9 @@ class JobMetrics:
                                    "errors (the burn-rate alerts' objective)", one, registry=r)
         self.slo_objective.labels(job).set(slo_objective)
         for series in (self.counted_through, self.batches, self.records, self.log_records, self.error_lines, self.lines,
-                       self.rejected, self.dead_letters, self.commit_retries, self.query_restarts, self.mirror_failures,
-                       self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch, self.last_commit,
-                       self.overflow_lines):
+                       self.ratio_errors, self.rejected, self.dead_letters, self.commit_retries, self.query_restarts,
+                       self.mirror_failures, self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch,
+                       self.last_commit, self.overflow_lines):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
 
     def serve(self, host: str, port: int) -> None:
@@ -84,6 +87,11 @@ class JobMetrics:
         self.log_records.labels(j).inc(records if log_records is None else log_records)
         self.error_lines.labels(j).inc(errors)
         self.lines.labels(j).inc(lines)
+        # Every ERROR line is a line, so lines == 0 with errors means COUNT_LINES is off. Counting
+        # the numerator only in batches that count the denominator keeps the ratio over any window
+        # exact when COUNT_LINES is turned on or off by a restart (errorcount_error_lines_total
+        # would divide the ERROR lines from before it by the lines from after it).
+        self.ratio_errors.labels(j).inc(errors if lines else 0)
         self.rejected.labels(j).inc(rejected)
         self.dead_letters.labels(j).inc(dead_letters)
         self.batch_seconds.labels(j).observe(batch_s)

@@ -130,6 +130,11 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     written = events + [events[0], events[1]]
     assert {r[0].strftime("%Y-%m-%d %H:%M:00"): r[1] for r in rows if r[1]} == samples.expected_counts(written)
     assert {r[0].strftime("%Y-%m-%d %H:%M:00"): r[2] for r in rows if r[2]} == samples.expected_lines(written)
+    # the burn-rate rules' two counters (COUNT_LINES on): every ERROR line and every line written
+    label = f'job_name="{job}"'
+    assert metrics[("errorcount_lines_total", label)] == sum(samples.expected_lines(written).values())
+    assert (metrics[("errorcount_ratio_error_lines_total", label)] == metrics[("errorcount_error_lines_total", label)]
+            == sum(samples.expected_counts(written).values()))
     for log_time, errors, lines, ratio, complete in rows:
         assert bool(complete) == (log_time + timedelta(minutes=1) <= complete_before)
         assert ratio is None if not lines else abs(float(ratio) - errors / lines) < 1e-4

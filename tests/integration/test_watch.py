@@ -65,6 +65,8 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
     assert metrics[("errorcount_batches_total", label)] == batches
     assert metrics[("errorcount_records_total", label)] == records == len(first) + len(second)
     assert metrics[("errorcount_error_lines_total", label)] == errors == sum(error_log(admin).values())
+    # COUNT_LINES off: no line counted, so no ERROR line for the burn-rate rules' ratio either
+    assert metrics[("errorcount_lines_total", label)] == metrics[("errorcount_ratio_error_lines_total", label)] == 0
     assert metrics[("errorcount_rejected_records_total", label)] == rejected
     for partition, offset in stored.items():
         assert metrics[("errorcount_committed_offset", f'{label},partition="{partition}",topic="{topic}"')] == offset

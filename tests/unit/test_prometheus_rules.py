@@ -1,5 +1,6 @@
 """The error-ratio rules of conf/prometheus/alerts.yml evaluated on made-up scrapes: which burn-rate
-alerts fire for a job that counts no lines, one that burns its budget, one within it, an idle one.
+alerts fire for a job that counts no lines, one that burns its budget, one within it, an idle one,
+one restarted with COUNT_LINES turned on.
 The evaluator here is a second, independent reading of PromQL's semantics for the constructs the
 rules use (instant and range selectors, rate, sum/max by, vector matching with on(), arithmetic
 with IEEE division, filtering comparisons, and), run at Prometheus's default rule interval (1 m)
@@ -114,12 +115,20 @@ class Evaluator:
         return fired
 
 
-def scrapes(errors_per_s: float, lines_per_s: float, objective: float = 0.999) -> dict[str, Series]:
-    """One job's driver scraped every 15 s for HOURS: its two counters growing at these rates."""
+def scrapes(errors_per_s: float, lines_per_s: float, objective: float = 0.999,
+            lines_from: float = 0.0) -> dict[str, Series]:
+    """One job's driver scraped every 15 s for HOURS, its counters growing at these rates. With
+    `lines_from`, a restart at that time turned COUNT_LINES on: the counters start again at 0 and
+    only the new driver counts lines (and the ratio's ERROR lines)."""
     labels = frozenset({("job_name", "web"), ("instance", "host:9108")})
     times = [k * SCRAPE_S for k in range(HOURS * 3600 // SCRAPE_S + 1)]
-    return {"errorcount_error_lines_total": {labels: [(t, errors_per_s * t) for t in times]},
-            "errorcount_lines_total": {labels: [(t, lines_per_s * t) for t in times]},
+
+    def since(t: float) -> float:  # seconds this driver has counted lines at t
+        return max(0.0, t - lines_from)
+    errors = [(t, errors_per_s * (t if t < lines_from else t - lines_from)) for t in times]
+    return {"errorcount_error_lines_total": {labels: errors},
+            "errorcount_ratio_error_lines_total": {labels: [(t, errors_per_s * since(t)) for t in times]},
+            "errorcount_lines_total": {labels: [(t, lines_per_s * since(t)) for t in times]},
             "errorcount_slo_objective": {labels: [(t, objective) for t in times]}}
 
 
@@ -132,6 +141,19 @@ def scrapes(errors_per_s: float, lines_per_s: float, objective: float = 0.999) -
 ], ids=["lines-off", "idle", "within-budget", "slow-burn", "fast-burn"])
 def test_the_burn_rate_alerts_fire_on_the_ratio_and_never_without_lines(errors_per_s, lines_per_s, expected):
     assert Evaluator(scrapes(errors_per_s, lines_per_s)).firing(HOURS * 3600) == expected
+
+
+def test_turning_count_lines_on_does_not_page_on_the_errors_counted_before():
+    """A job at 10 x its budget (a slow burn, never a fast one) restarted with COUNT_LINES on, 10
+    minutes before the end: ERROR lines from the whole window over lines from its last minutes
+    would read up to window / (time since) times the ratio and page as a fast burn; the ratio's
+    own numerator keeps both counters on the same batches. Each minute after the restart is
+    evaluated, up to when the slow burn (true) fires."""
+    restart = HOURS * 3600 - 20 * 60
+    evaluator = Evaluator(scrapes(1.0, 100.0, lines_from=restart))
+    fired = {minute: evaluator.firing(restart + minute * 60) for minute in range(0, 21)}
+    assert all("ErrorcountErrorBudgetBurnFast" not in alerts for alerts in fired.values()), fired
+    assert "ErrorcountErrorBudgetBurnSlow" in fired[20]  # the 10 x burn, once the ratio has held for `for:`
 
 
 def test_the_evaluator_divides_as_ieee_and_reads_ratios_of_the_recorded_rules():

@@ -27,7 +27,7 @@ def value(metrics: JobMetrics, name: str, **labels: str) -> float:
 def test_every_job_series_exists_at_zero_before_the_first_batch():
     metrics = JobMetrics("orders")
     for name in ("errorcount_batches_total", "errorcount_records_total", "errorcount_log_records_total",
-                 "errorcount_error_lines_total", "errorcount_lines_total",
+                 "errorcount_error_lines_total", "errorcount_lines_total", "errorcount_ratio_error_lines_total",
                  "errorcount_rejected_records_total", "errorcount_dead_letters_total", "errorcount_commit_retries_total",
                  "errorcount_query_restarts_total", "errorcount_lag_mirror_failures_total", "errorcount_epoch",
                  "errorcount_lag_seconds", "errorcount_last_commit_timestamp_seconds", "errorcount_overflow_lines_total",
@@ -45,6 +45,7 @@ def test_commits_add_what_their_batches_had():
     assert value(metrics, "errorcount_records_total") == 150
     assert value(metrics, "errorcount_error_lines_total") == 7
     assert value(metrics, "errorcount_lines_total") == 143
+    assert value(metrics, "errorcount_ratio_error_lines_total") == 7  # both batches counted lines
     assert value(metrics, "errorcount_rejected_records_total") == 7
     assert value(metrics, "errorcount_dead_letters_total") == 4
     assert value(metrics, "errorcount_committed_offset", topic="logs", partition="0") == 110
@@ -52,6 +53,18 @@ def test_commits_add_what_their_batches_had():
     assert value(metrics, "errorcount_last_commit_timestamp_seconds") == 1_800_000_001
     assert value(metrics, "errorcount_commit_duration_seconds_count") == 2
     assert value(metrics, "errorcount_commit_duration_seconds_bucket", le="0.025") == 2
+
+
+def test_the_ratio_numerator_counts_only_the_error_lines_of_batches_that_counted_lines():
+    """COUNT_LINES off (lines 0) then on, as across a restart that turns it on: the ratio's two
+    counters cover the same batches, errorcount_error_lines_total all of them."""
+    metrics = JobMetrics("orders")
+    for errors, lines in [(5, 0), (3, 0), (2, 40), (0, 0), (4, 10)]:  # (0, 0): a batch of rejects only
+        metrics.committed(records=50, errors=errors, rejected=0, dead_letters=0, offsets={}, batch_s=0.1,
+                          commit_s=0.01, now_s=1_800_000_000, lines=lines)
+    assert value(metrics, "errorcount_error_lines_total") == 14
+    assert value(metrics, "errorcount_lines_total") == 50
+    assert value(metrics, "errorcount_ratio_error_lines_total") == 6
 
 
 def test_lag_and_series_carry_their_labels_and_unknown_figures_leave_them_as_they_were():
