@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyspark
 
-from tests.support import ROOT
+from errorcount.tools import ROOT
 
 SOURCE = ROOT / "tests" / "harness" / "java" / "RaceOnce.java"
 JAR = ROOT / ".local" / "test-java" / "race-once.jar"
