@@ -54,7 +54,7 @@ def job_env(job: str, topic: str, **extra: str) -> dict[str, str]:
 
 def wait_for_driver(driver: harness.Driver, condition, timeout: float, what: str):
     """harness.wait_until, failing at once if the driver died."""
-    return harness.wait_until(lambda: driver.check_alive() or condition(), timeout, what, interval=0.2)
+    return harness.wait_until(lambda: driver.check_alive() or condition(), timeout, what)
 
 
 def check_exact(conn, job: str, topic: str, corpus_expected: dict[str, int], records: int, what: str) -> None:
