@@ -141,6 +141,7 @@ class Job:
                 log.warning("%s", changed)
             job_watch.leased(epoch)
             marks = self.mysql("reading counted_through", lambda: marks_of(job_store))
+            job_watch.counted_through(marks.stored_job)  # what MySQL holds, until a commit moves it
             observer = EndObserver(admin, subscription, marks, interval_for(interval_seconds(cfg.trigger_interval))).start()
             try:
                 return self.supervise(Leased(job_store, subscription, job_watch, admin, marks))

@@ -1,8 +1,9 @@
 """The error-ratio rules of conf/prometheus/alerts.yml evaluated on made-up scrapes: which burn-rate
 alerts fire for a job that counts no lines, one that burns its budget, one within it, an idle one,
-one restarted with COUNT_LINES turned on.
+one restarted with COUNT_LINES turned on; and when the completeness alert fires for a job whose
+counted_through follows the clock, stops, or is not known yet.
 The evaluator here is a second, independent reading of PromQL's semantics for the constructs the
-rules use (instant and range selectors, rate, sum/max by, vector matching with on(), arithmetic
+rules use (instant and range selectors, rate, time(), sum/max by, vector matching with on(), arithmetic
 with IEEE division, filtering comparisons, and), run at Prometheus's default rule interval (1 m)
 with each alert's `for:`. The rules' syntax is checked against Prometheus's grammar in
 test_prometheus_conf.py."""
@@ -10,6 +11,7 @@ test_prometheus_conf.py."""
 import itertools
 import math
 import operator
+from collections.abc import Callable
 from datetime import timedelta
 
 import promql_parser as promql
@@ -50,6 +52,8 @@ class Evaluator:
                     if any(t - LOOKBACK_S < at <= t for at, _v in samples)}
         if isinstance(expr, promql.Call) and expr.func.name == "rate":
             return self.rate(expr.args[0], t)
+        if isinstance(expr, promql.Call) and expr.func.name == "time":
+            return float(t)  # the scrapes' times are seconds since the epoch
         if isinstance(expr, promql.AggregateExpr):
             return self.aggregate(expr, t)
         if isinstance(expr, promql.BinaryExpr):
@@ -102,11 +106,12 @@ class Evaluator:
                     out[labels] = value
         return out
 
-    def firing(self, t: float) -> set[str]:
-        """The alerts of the errorcount-slo group that fire at t: true at every evaluation over `for:`."""
+    def firing(self, t: float, reads: str = "error_ratio") -> set[str]:
+        """The alerts whose expression names `reads` (by default the burn-rate alerts) that fire
+        at t: true at every evaluation over `for:`."""
         fired = set()
         for alert in ALERTS:
-            if "error_ratio" not in alert["expr"]:
+            if reads not in alert["expr"]:
                 continue
             held = promql.parse_duration(alert.get("for", "0s")) / timedelta(seconds=1)
             steps = [t - k * EVALUATION_S for k in range(int(held // EVALUATION_S) + 1)]
@@ -160,3 +165,40 @@ def test_the_evaluator_divides_as_ieee_and_reads_ratios_of_the_recorded_rules():
     assert divide(1.0, 0.0) == math.inf and math.isnan(divide(0.0, 0.0)) and divide(-2.0, 0.0) == -math.inf
     ratio = Evaluator(scrapes(1.0, 100.0)).at(promql.parse("errorcount:error_ratio:rate1h"), HOURS * 3600)
     assert ratio == {frozenset({("job_name", "web")}): pytest.approx(0.01)}
+
+
+COMPLETENESS = "errorcount_counted_through_seconds"
+BEHIND_S = 2.0  # how far a healthy job's mark trails the clock: a batch and a trigger
+
+
+def marks(at: Callable[[float], float], started: float = 0.0) -> dict[str, Series]:
+    """errorcount_counted_through_seconds of one driver started at `started`, scraped every 15 s
+    up to HOURS: at(t), the mark it exports at t (0: none known yet)."""
+    labels = frozenset({("job_name", "web"), ("instance", "host:9108")})
+    times = [k * SCRAPE_S for k in range(HOURS * 3600 // SCRAPE_S + 1) if k * SCRAPE_S >= started]
+    return {COMPLETENESS: {labels: [(t, at(t)) for t in times]}}
+
+
+def first_firing(evaluator: Evaluator, since: float) -> float | None:
+    """The first evaluation (Prometheus's 1 m grid) from `since` at which the completeness alert fires."""
+    for t in range(int(since), HOURS * 3600 + 1, EVALUATION_S):
+        if evaluator.firing(t, reads=COMPLETENESS):
+            return t
+    return None
+
+
+def test_the_completeness_alert_fires_15_minutes_after_the_mark_stopped_and_never_while_it_follows():
+    """The rule's contract: the mark more than 10 minutes behind the clock, for 5 minutes. A mark
+    that stops at 3 h (a transaction left open, a driver whose commits fail) is 10 minutes behind
+    at 3 h 10 min minus its lag, so the alert fires at the first evaluation 5 minutes later."""
+    assert first_firing(Evaluator(marks(lambda t: t - BEHIND_S)), 0) is None
+    stopped = 3 * 3600
+    assert first_firing(Evaluator(marks(lambda t: min(t, stopped) - BEHIND_S)), 0) == stopped + 15 * 60
+
+
+@pytest.mark.parametrize(("unknown_s", "fires_at"), [(4 * 60, None), (10 * 60, 5 * 60)], ids=["4-min", "10-min"])
+def test_a_first_start_fires_only_when_its_first_mark_takes_longer_than_5_minutes(unknown_s, fires_at):
+    """A job's first start exports 0 until every partition it reads has a mark (it catches up)."""
+    started = 2 * 3600
+    evaluator = Evaluator(marks(lambda t: 0.0 if t < started + unknown_s else t - BEHIND_S, started))
+    assert first_firing(evaluator, started) == (None if fires_at is None else started + fires_at)
