@@ -1,12 +1,17 @@
 """Talking to the local MiniYARNCluster the way an operator would: scripts/submit-yarn.sh,
-scripts/stop-yarn.sh and Hadoop's own `yarn` client (scripts/hadoop-cli.sh), plus the
-NodeManager's container log directories for the drivers' logs."""
+scripts/stop-yarn.sh and Hadoop's own `yarn` client (scripts/hadoop-cli.sh), the
+ResourceManager's REST API for states and attempts (what `yarn application -status` reads: the
+tests poll them, and each `yarn` command is a client JVM, ~2 s and ~3 s of CPU on the two cores the
+cluster and the job share), plus the NodeManager's container log directories for the drivers' logs."""
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import urllib.request
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pyspark
 
@@ -40,7 +45,20 @@ def job_env(job: str, topic: str, marker: Path, **settings: str) -> dict[str, st
             "STOP_MARKER": f"file://{marker}", "TRIGGER_INTERVAL": "1 second", **settings}
 
 
+def rm_webapp() -> str:
+    """The ResourceManager's web address (host:port) from the cluster's client configuration."""
+    for prop in ElementTree.parse(CONF_DIR / "yarn-site.xml").getroot().iter("property"):
+        if prop.findtext("name") == "yarn.resourcemanager.webapp.address":
+            return str(prop.findtext("value"))
+    raise AssertionError(f"no yarn.resourcemanager.webapp.address in {CONF_DIR / 'yarn-site.xml'}")
+
+
 class YarnApps:
+    def rest(self, path: str) -> dict:
+        """GET /ws/v1/cluster/PATH of the ResourceManager's REST API, as JSON."""
+        with urllib.request.urlopen(f"http://{rm_webapp()}/ws/v1/cluster/{path}", timeout=30) as answer:
+            return json.load(answer)
+
     def cli(self, *args: str) -> str:
         result = subprocess.run([str(ROOT / "scripts" / "hadoop-cli.sh"), "yarn", *args], capture_output=True,
                                 text=True, timeout=120, env={**os.environ, "HADOOP_CONF_DIR": str(CONF_DIR)})
@@ -61,9 +79,9 @@ class YarnApps:
         return result.stdout.strip().splitlines()[-1]
 
     def state(self, app: str) -> tuple[str, str]:
-        """(State, Final-State) as `yarn application -status` reports them."""
-        fields = dict(re.findall(r"^\s*([\w-]+) : (.*)$", self.cli("application", "-status", app), re.M))
-        return fields.get("State", ""), fields.get("Final-State", "")
+        """(State, Final-State) as `yarn application -status` reports them (RUNNING, UNDEFINED; ...)."""
+        found = self.rest(f"apps/{app}")["app"]
+        return found["state"], found["finalStatus"]
 
     def node_of(self, container: str) -> str:
         """The host of the NodeManager running a container, as YARN names the node (its NodeId)."""
@@ -71,15 +89,15 @@ class YarnApps:
         return fields["Host"].rpartition(":")[0]
 
     def attempts(self, app: str) -> list[tuple[str, str, str]]:
-        """[(attempt id, state, AM container id)] from `yarn applicationattempt -list`."""
-        rows = re.findall(r"^\s*(appattempt_\S+)\s+(\S+)\s+(container_\S+)", self.cli("applicationattempt", "-list", app), re.M)
-        return sorted(rows)
+        """[(attempt id, state, AM container id)], as `yarn applicationattempt -list` lists them."""
+        found = (self.rest(f"apps/{app}/appattempts").get("appAttempts") or {}).get("appAttempt") or []
+        return sorted((a["appAttemptId"], a["appAttemptState"], a["containerId"]) for a in found)
 
     def wait_state(self, app: str, states: tuple[str, ...], timeout: float) -> tuple[str, str]:
         def reached():
             state = self.state(app)
             return state if state[0] in states else None
-        return wait_until(reached, timeout, f"{app} to reach {'/'.join(states)}", interval=2)
+        return wait_until(reached, timeout, f"{app} to reach {'/'.join(states)}")
 
     def driver_log(self, container: str) -> str:
         """The Python driver's rolling log (errorcount-driver.log) in the AM container's log dir."""

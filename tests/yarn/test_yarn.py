@@ -2,7 +2,6 @@
 ApplicationMaster. Its container dies mid-stream; YARN's attempt 2 must resume from MySQL and
 finish exact; the stop marker and `yarn application -kill` must stop it with nothing half-committed."""
 
-import itertools
 import json
 import re
 from datetime import datetime
@@ -45,15 +44,12 @@ def marker_for(run: Scenario):
 
 
 def wait_caught_up(yarn: YarnApps, run: Scenario, app: str, what: str, timeout: float = 300) -> None:
-    """Polls MySQL each second; asks YARN (a client JVM, ~3 s) every tenth poll whether the app died."""
-    polls = itertools.count(1)
-
+    """Polls MySQL, and YARN's REST API on whether the app died meanwhile."""
     def done():
-        if next(polls) % 10 == 0:
-            state = yarn.state(app)[0]
-            assert state in ("ACCEPTED", "RUNNING"), f"{app} is {state} while waiting for {what}"
+        state = yarn.state(app)[0]
+        assert state in ("ACCEPTED", "RUNNING"), f"{app} is {state} while waiting for {what}"
         return stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
-    wait_until(done, timeout, what, interval=1)
+    wait_until(done, timeout, what)
 
 
 def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted, run):
@@ -64,13 +60,13 @@ def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted,
     submitted.append(app)
 
     # Mid-stream: some batches committed, the backlog not yet drained.
-    wait_until(lambda: run.ledger()[0] >= 1, 300, "attempt 1 to commit a batch", interval=0.5)
+    wait_until(lambda: run.ledger()[0] >= 1, 300, "attempt 1 to commit a batch",)
     [(attempt1, _state, am1)] = yarn.attempts(app)
     yarn.kill_container(am1)
     at_kill = sum(stored_offsets(run.admin, run.job, run.topic).values())
     assert at_kill < 3000, "attempt 1 drained the backlog before the kill: the test did not kill mid-stream"
 
-    second = wait_until(lambda: len(a := yarn.attempts(app)) == 2 and a[1], 300, "YARN to start attempt 2", interval=2)
+    second = wait_until(lambda: len(a := yarn.attempts(app)) == 2 and a[1], 300, "YARN to start attempt 2")
     run.write(1000, seed=72, minutes=90)  # the stream goes on while attempt 2 starts
     wait_caught_up(yarn, run, app, "attempt 2 to catch up")
     assert run.counts() == run.produced.total()
@@ -105,7 +101,7 @@ def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, s
     submitted.append(app)
     assert not marker.exists()
 
-    wait_until(lambda: run.ledger()[0] >= 1, 300, "the job to commit a batch", interval=0.5)
+    wait_until(lambda: run.ledger()[0] >= 1, 300, "the job to commit a batch",)
     duplicate = yarn.run_script("submit-yarn.sh", env)
     assert duplicate.returncode == EXIT_FENCED and "already runs on YARN" in duplicate.stderr, duplicate.stderr
 
@@ -161,7 +157,7 @@ def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, su
     run.write(3000, seed=74, minutes=30)
     app = yarn.submit(env)
     submitted.append(app)
-    wait_until(lambda: run.ledger()[0] >= 1, 300, "the YARN job to commit a batch", interval=0.5)
+    wait_until(lambda: run.ledger()[0] >= 1, 300, "the YARN job to commit a batch",)
 
     # Another instance of the same job (here a local driver) replaces the YARN application.
     newer = start_driver(run.job, run.topic)
@@ -209,8 +205,7 @@ def test_the_documented_command_in_yarn_client_mode(yarn, run, start_driver):
            "STOP_MARKER": str(marker), **race_env}
     driver = start_driver(run.job, run.topic, env=env, command=["bash", "-ec", documented_block()])
     caught_up = lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)  # noqa: E731
-    wait_until(lambda: driver.check_alive() or caught_up(), 300, "the job submitted by hand in YARN client mode to catch up",
-               interval=1)
+    wait_until(lambda: driver.check_alive() or caught_up(), 300, "the job submitted by hand in YARN client mode to catch up")
     assert run.counts() == run.produced.total()
     assert not armed.exists(), "RaceOnce never ran: spark.extraListeners did not reach the driver"
     retried = [line for line in driver.log().splitlines() if "failed to start on a race inside Spark" in line]
