@@ -89,9 +89,11 @@ class YarnApps:
         return fields["Host"].rpartition(":")[0]
 
     def attempts(self, app: str) -> list[tuple[str, str, str]]:
-        """[(attempt id, state, AM container id)], as `yarn applicationattempt -list` lists them."""
+        """[(attempt id, state, AM container id)] of the attempts that have their AM container, as
+        `yarn applicationattempt -list` lists them (an attempt still waiting for one is not yet listed)."""
         found = (self.rest(f"apps/{app}/appattempts").get("appAttempts") or {}).get("appAttempt") or []
-        return sorted((a["appAttemptId"], a["appAttemptState"], a["containerId"]) for a in found)
+        return sorted((a["appAttemptId"], a["appAttemptState"], a["containerId"]) for a in found
+                      if str(a.get("containerId", "")).startswith("container_"))
 
     def wait_state(self, app: str, states: tuple[str, ...], timeout: float) -> tuple[str, str]:
         def reached():
