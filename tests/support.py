@@ -37,7 +37,7 @@ from tests.harness.admin_db import (  # noqa: F401
 # Admin-side readers live in tests/harness/admin_db.py (shared with make chaos and make bench);
 # re-exported here for the tests.
 from tests.harness.admin_db import connect as admin_connect  # noqa: F401
-from tests.harness.drivers import Driver, driver_env, free_port, scrape, wait_until  # noqa: F401
+from tests.harness.drivers import Driver, driver_env, free_port, scrape, served, wait_until  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / ".local" / "test-logs"

@@ -53,6 +53,16 @@ def scrape(endpoint: str) -> dict[tuple[str, str], float]:
     return {(name, labels): float(value) for name, labels, value in METRIC.findall(text)}
 
 
+def served(driver: "Driver", endpoint: str, name: str, labels: str) -> float | None:
+    """One errorcount_* sample a running driver serves at host:port; None while its endpoint does
+    not listen yet or lacks the sample. Fails at once if the driver died (a wait_until condition)."""
+    driver.check_alive()
+    try:
+        return scrape(endpoint).get((name, labels))
+    except OSError:  # not listening yet
+        return None
+
+
 def driver_env(job: str, topic: str) -> dict[str, str]:
     """The settings that point a driver at the local stack: job name, topic, broker, SQL server."""
     stack = local_stack()

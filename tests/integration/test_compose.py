@@ -10,7 +10,7 @@ import subprocess
 import pytest
 import yaml
 
-from tests.support import ROOT, compose_config, local_stack, scrape, unique, wait_until
+from tests.support import ROOT, compose_config, local_stack, served, unique, wait_until
 
 
 def test_compose_file_is_valid_and_pinned_like_the_native_stack():
@@ -71,15 +71,8 @@ def test_make_run_serves_the_metrics_the_compose_prometheus_scrapes(clean_error_
     port = int(scraped["scrape_configs"][0]["static_configs"][0]["targets"][0].rpartition(":")[2])
     topic, job = make_topic(partitions=1), unique("job")
     driver = start_driver(job, topic, env={"STACK": "docker"})
-    label = f'job_name="{job}"'
-
-    def epoch() -> float | None:
-        driver.check_alive()
-        try:
-            return scrape(f"127.0.0.1:{port}").get(("errorcount_epoch", label))
-        except OSError:  # not listening yet
-            return None
-    metrics = wait_until(epoch, 120, "the driver's metrics on the port the compose Prometheus scrapes")
+    metrics = wait_until(lambda: served(driver, f"127.0.0.1:{port}", "errorcount_epoch", f'job_name="{job}"'), 120,
+                         "the driver's metrics on the port the compose Prometheus scrapes")
     assert metrics == 1.0
     assert f"serving the job's metrics on 0.0.0.0:{port}" in driver.log()
     assert driver.stop() == 0, driver.log()[-3000:]

@@ -17,7 +17,7 @@ import pytest
 from confluent_kafka import Producer
 
 from errorcount.tools import kafka_admin, samples
-from tests.support import admin_connect, driver_env, free_port, query, scrape, unique, wait_until
+from tests.support import admin_connect, driver_env, free_port, query, scrape, served, unique, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
@@ -63,17 +63,6 @@ def never_ahead(conn, job: str, topic: str, records: AckedRecords) -> float | No
     if job_mark is not None and topic_mark is not None:
         assert job_mark <= topic_mark + 0.001  # the job's is the oldest of its topics'
     return job_mark
-
-
-def exported_mark(driver, port: int, job: str) -> float | None:
-    """The driver's errorcount_counted_through_seconds once it serves a mark (None before: its
-    endpoint not up yet, or 0, none known)."""
-    driver.check_alive()
-    try:
-        value = scrape(f"127.0.0.1:{port}").get(("errorcount_counted_through_seconds", f'job_name="{job}"'))
-    except OSError:  # not listening yet
-        return None
-    return value or None
 
 
 def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log, make_topic, start_driver):  # noqa: ARG001
@@ -131,7 +120,9 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     stored_mark = snapshot(admin, job, topic)[0]
     port = free_port()
     driver = start_driver(job, topic, env={"METRICS_PORT": str(port), **settings})
-    exported = wait_until(lambda: exported_mark(driver, port, job), 120, "the restarted driver to export counted_through")
+    # 0 (no mark known) keeps waiting, as a driver that does not serve yet does
+    exported = wait_until(lambda: served(driver, f"127.0.0.1:{port}", "errorcount_counted_through_seconds",
+                                         f'job_name="{job}"'), 120, "the restarted driver to export counted_through")
     assert exported == pytest.approx(stored_mark, abs=0.001)
     held = time.time() + 4
     while time.time() < held:

@@ -4,6 +4,7 @@ ResourceManager's REST API for states and attempts (what `yarn application -stat
 tests poll them, and each `yarn` command is a client JVM, ~2 s and ~3 s of CPU on the two cores the
 cluster and the job share), plus the NodeManager's container log directories for the drivers' logs."""
 
+import functools
 import json
 import os
 import re
@@ -45,6 +46,7 @@ def job_env(job: str, topic: str, marker: Path, **settings: str) -> dict[str, st
             "STOP_MARKER": f"file://{marker}", "TRIGGER_INTERVAL": "1 second", **settings}
 
 
+@functools.cache  # read once: the tests poll through it, and the cluster runs for the whole session
 def rm_webapp() -> str:
     """The ResourceManager's web address (host:port) from the cluster's client configuration."""
     for prop in ElementTree.parse(CONF_DIR / "yarn-site.xml").getroot().iter("property"):
