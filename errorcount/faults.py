@@ -12,6 +12,8 @@ ERRORCOUNT_FAULT=POINT or POINT@N fires at the N-th time (default 1st) the drive
   commit_lost_unapplied  the connection is lost before COMMIT reaches the server (outcome unknown)
   query_fails            the batch raises an error (not a JobStop) before its transaction: the
                          query fails and the driver starts it again from MySQL's offsets
+ERRORCOUNT_CLOCK_OFFSET_S=SECONDS runs the driver's clock that far ahead (negative: behind) of
+the host's, as a driver on a host with a wrong clock would see it (driver_clock).
 A recount's driver (errorcount/recount/) reaches before_commit, the commit_lost_* points (each
 chunk's swap), after_commit (after each chunk is swapped) and during_spark_job (once the range's
 read is planned, before any chunk is swapped).
@@ -22,11 +24,13 @@ import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 
 from errorcount.errors import ConfigError
 
 ENV = "ERRORCOUNT_FAULT"
+CLOCK_ENV = "ERRORCOUNT_CLOCK_OFFSET_S"
 POINTS = ("before_transaction", "before_commit", "after_commit", "during_spark_job", "commit_lost_applied",
           "commit_lost_unapplied", "query_fails")
 log = logging.getLogger(__name__)
@@ -69,6 +73,19 @@ def from_env(env: Mapping[str, str]) -> Hooks:
                           "unset it to run the job)")
     log.warning("%s=%s: this driver will be interrupted on purpose (tests only)", ENV, spec)
     return Faults(name, int(nth or 1))
+
+
+def driver_clock(env: Mapping[str, str]) -> Callable[[], float]:
+    """The driver's clock (epoch seconds): time.time, or shifted by ERRORCOUNT_CLOCK_OFFSET_S."""
+    spec = env.get(CLOCK_ENV, "")
+    if not spec:
+        return time.time
+    try:
+        offset = float(spec)
+    except ValueError:
+        raise ConfigError(f"{CLOCK_ENV}={spec!r}: expected seconds, e.g. 3600 (tests only: unset it to run the job)") from None
+    log.warning("%s=%s: this driver's clock is shifted on purpose (tests only)", CLOCK_ENV, spec)
+    return lambda: time.time() + offset
 
 
 def die() -> None:

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         spark = build_session(cfg.job_name)
         install_signal_handlers(stop)  # again: SparkContext put its own SIGINT handler in place
         try:
-            return Job(cfg, spark, stop, faults.from_env(os.environ)).run()
+            return Job(cfg, spark, stop, faults.from_env(os.environ), faults.driver_clock(os.environ)).run()
         finally:
             spark.stop()
     return exit_code(run, log)

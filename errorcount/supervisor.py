@@ -9,6 +9,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ from errorcount.pipeline.classify import Contract
 from errorcount.retry import QueryFailed, RestartPolicy, StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
 from errorcount.store import mysql, retention
+from errorcount.store.clock import EarlierClock, ServerClock
 from errorcount.store.series import SeriesStore
 
 log = logging.getLogger(__name__)
@@ -69,8 +71,10 @@ class Job:
     the test fault points (inert unless ERRORCOUNT_FAULT). The composition root: the one place the
     whole Config is read; each collaborator gets the few settings it uses."""
 
-    def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event, hooks: faults.Hooks = faults.NO_FAULTS):
+    def __init__(self, cfg: Config, spark: SparkSession, stop: threading.Event, hooks: faults.Hooks = faults.NO_FAULTS,
+                 clock: Callable[[], float] = time.time):
         self.cfg, self.spark, self.stop, self.hooks = cfg, spark, stop, hooks
+        self.clock = clock  # the driver's (epoch seconds): counted_through's observations read it
         self.owner = f"{socket.gethostname()} pid {os.getpid()} app {spark.sparkContext.applicationId}"
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
@@ -142,11 +146,14 @@ class Job:
             job_watch.leased(epoch)
             marks = self.mysql("reading counted_through", lambda: marks_of(job_store))
             job_watch.counted_through(marks.stored_job)  # what MySQL holds, until a commit moves it
-            observer = EndObserver(admin, subscription, marks, interval_for(interval_seconds(cfg.trigger_interval))).start()
+            server_clock = ServerClock(lambda: mysql.connect(cfg), self.describe)
+            observer = EndObserver(admin, subscription, marks, interval_for(interval_seconds(cfg.trigger_interval)),
+                                   EarlierClock(self.clock, server_clock.now)).start()
             try:
                 return self.supervise(Leased(job_store, subscription, job_watch, admin, marks))
             finally:
                 observer.close()
+                server_clock.close()
         finally:
             conn.close()
 

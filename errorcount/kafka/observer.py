@@ -1,8 +1,8 @@
 """The thread that asks Kafka for the partitions' high watermarks every few seconds, for
-counted_through (errorcount/counted_through.py): the driver's clock is read first, then the topics
-are listed (a pattern) and their ends asked for, so every record appended before that time lies
-below the ends answered. A failed look is logged once per outage and skipped: the marks simply
-do not move until Kafka answers again."""
+counted_through (errorcount/counted_through.py): the clock is read first (the driver's, bounded by
+the SQL server's: errorcount/store/clock.py), then the topics are listed (a pattern) and their
+ends asked for, so every record appended before that time lies below the ends answered. A failed
+look is logged once per outage and skipped: the marks simply do not move until it works again."""
 
 import logging
 import threading
@@ -46,12 +46,12 @@ class EndObserver:
             try:
                 self.marks.observe(self.look())
                 if self._failing:
-                    log.info("counted_through: Kafka answers again")
+                    log.info("counted_through: the partitions' ends are read again")
                 self._failing = False
-            except Exception as error:  # noqa: BLE001  # the marks wait; the batches see Kafka's state themselves
+            except Exception as error:  # noqa: BLE001  # the marks wait; the batches see Kafka's and MySQL's state themselves
                 if not self._failing:
-                    log.warning("counted_through: cannot read the partitions' ends (%s); it holds still until "
-                                "Kafka answers", first_line(error))
+                    log.warning("counted_through: cannot observe the partitions' ends (%s); it holds still until "
+                                "this works again", first_line(error))
                 self._failing = True
             self._stop.wait(self.interval_s)
 

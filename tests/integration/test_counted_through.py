@@ -2,10 +2,12 @@
 transaction stays open with a plain record written after it, and the topic falls idle, every
 snapshot of MySQL is checked against what this test's producers know independently: each record
 acknowledged (acks=all, so readable) before the stored mark lies below the stored offset of its
-partition, across a restart of the driver while the transaction is open. The mark must also move
-on while the topic is idle, and the minutes views must tell complete minutes from the rest by it."""
+partition, across a restart of the driver while the transaction is open, the first driver's clock
+an hour ahead of the host's. The mark must also move on while the topic is idle, and the minutes
+views must tell complete minutes from the rest by it."""
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -76,7 +78,9 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
                               "transaction.timeout.ms": 600_000})
     transactional.init_transactions(30)
     settings = {"LATENESS": "0", "COUNT_LINES": "true"}
-    driver = start_driver(job, topic, env={"METRICS_PORT": str(port), **settings})
+    # The first driver's clock runs an hour ahead (a host with a wrong clock): its marks must follow
+    # the SQL server's clock, or every check below sees the mark past records it has not counted.
+    driver = start_driver(job, topic, env={"METRICS_PORT": str(port), "ERRORCOUNT_CLOCK_OFFSET_S": "3600", **settings})
     # Lines from 10 minutes ago to 10 minutes ahead: some minutes end before the mark, some after.
     now = datetime.now(UTC).replace(tzinfo=None, second=0, microsecond=0)
     events = samples.generate("app", 3000, 11, now - timedelta(minutes=10), 20)
@@ -117,6 +121,7 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     # do not carry the mark past the open transaction either.
     first = scrape(f"127.0.0.1:{port}")  # the first driver's counters: nothing more is readable for it
     assert driver.stop() == 0, driver.log()[-3000:]
+    assert re.search(r"the driver's clock is 3[56]\d\d\.\d s ahead of the SQL server's", driver.log())
     stored_mark = snapshot(admin, job, topic)[0]
     port = free_port()
     driver = start_driver(job, topic, env={"METRICS_PORT": str(port), **settings})

@@ -1,0 +1,67 @@
+"""counted_through's two clocks (errorcount/store/clock.py): the driver's is read before the SQL
+server's, the earlier of the two is the observation's time, and a difference beyond the warning
+threshold is logged once, and again when the clocks agree."""
+
+import logging
+
+import pytest
+
+from errorcount import faults
+from errorcount.errors import ConfigError
+from errorcount.store.clock import EarlierClock, ServerClock, ServerClockUnavailable
+
+
+def test_the_earlier_clock_is_read_driver_first_and_gives_the_earlier_reading():
+    events = []
+
+    def driver():
+        events.append("driver")
+        return 1000.0
+
+    def server():
+        events.append("server")
+        return 1000.25
+
+    assert EarlierClock(driver, server)() == 1000.0
+    assert events == ["driver", "server"]
+    assert EarlierClock(lambda: 5000.0, lambda: 1400.5)() == 1400.5  # a driver an hour ahead: the server's
+
+
+def test_a_skew_is_logged_once_when_it_appears_and_once_when_it_is_gone(caplog):
+    readings = iter([(100.0, 100.0), (3700.0, 100.0), (3701.0, 101.0), (102.0, 102.004), (103.0, 50.0)])
+    current = {}
+
+    def driver():
+        current["pair"] = next(readings)
+        return current["pair"][0]
+
+    clock = EarlierClock(driver, lambda: current["pair"][1], warn_s=10.0)
+    with caplog.at_level(logging.INFO, logger="errorcount.store.clock"):
+        assert [clock() for _ in range(5)] == [100.0, 100.0, 101.0, 102.0, 50.0]
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [level for level, _ in said] == ["WARNING", "INFO", "WARNING"]
+    assert "3600.0 s ahead of the SQL server's" in said[0][1] and "NTP" in said[0][1]
+    assert "agree again" in said[1][1]
+    assert "53.0 s ahead of" in said[2][1]
+
+
+def test_a_server_clock_that_cannot_be_read_says_so_and_connects_again_next_time():
+    attempts = []
+
+    def connect():
+        attempts.append(1)
+        raise OSError("connection refused")
+
+    server = ServerClock(connect)
+    for _ in range(2):
+        with pytest.raises(ServerClockUnavailable, match="cannot read the SQL server's clock: connection refused"):
+            server.now()
+    assert len(attempts) == 2
+
+
+def test_the_driver_clock_is_the_hosts_unless_a_test_shifts_it():
+    assert faults.driver_clock({}) is faults.time.time
+    shifted = faults.driver_clock({faults.CLOCK_ENV: "3600"})
+    assert 3599 < shifted() - faults.time.time() < 3601
+    with pytest.raises(ConfigError, match="ERRORCOUNT_CLOCK_OFFSET_S='soon'"):
+        faults.driver_clock({faults.CLOCK_ENV: "soon"})
