@@ -148,7 +148,7 @@ class Job:
             job_watch.counted_through(marks.stored_job)  # what MySQL holds, until a commit moves it
             server_clock = ServerClock(lambda: mysql.connect(cfg), self.describe)
             observer = EndObserver(admin, subscription, marks, interval_for(interval_seconds(cfg.trigger_interval)),
-                                   EarlierClock(self.clock, server_clock.now)).start()
+                                   EarlierClock(self.clock, server_clock.now, job_watch.clocks_compared)).start()
             try:
                 return self.supervise(Leased(job_store, subscription, job_watch, admin, marks))
             finally:

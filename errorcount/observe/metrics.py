@@ -61,6 +61,9 @@ class JobMetrics:
                                       "(MAX_SERIES reached)", one, registry=r)
         self.counted_through = Gauge("errorcount_counted_through_seconds", "Unix time before which every record Kafka "
                                      "had made readable is counted (counted_through; 0 until known)", one, registry=r)
+        self.clock_skew = Gauge("errorcount_clock_skew_seconds", "The driver's clock minus the SQL server's, as "
+                                "counted_through's last observation read them (the mark follows the earlier)", one,
+                                registry=r)
         self.slo_objective = Gauge("errorcount_slo_objective", "SLO_OBJECTIVE: the share of lines that may not be "
                                    "errors (the burn-rate alerts' objective)", one, registry=r)
         self.slo_objective.labels(job).set(slo_objective)
@@ -102,6 +105,9 @@ class JobMetrics:
 
     def counted_through_at(self, epoch_ms: int) -> None:
         self.counted_through.labels(self.job).set(epoch_ms / 1000)
+
+    def clocks_compared(self, skew_s: float) -> None:
+        self.clock_skew.labels(self.job).set(skew_s)
 
     def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
         self.series.labels(self.job).set(registered)

@@ -46,6 +46,11 @@ class Watch:
         if self.metrics and epoch_ms is not None:
             self.metrics.counted_through_at(epoch_ms)
 
+    def clocks_compared(self, skew_s: float) -> None:
+        """An observation read the driver's clock `skew_s` seconds ahead of the SQL server's (negative: behind)."""
+        if self.metrics:
+            self.metrics.clocks_compared(skew_s)
+
     def series_counted(self, registered: int, limit: int, overflow_lines: int) -> None:
         """After a batch with GROUP_BY committed: the job's series against MAX_SERIES, and its overflow."""
         if self.metrics:

@@ -59,16 +59,19 @@ def skew_text(skew_s: float) -> str:
 
 class EarlierClock:
     """A clock (epoch seconds) reading the driver's clock, then the SQL server's, and giving the
-    earlier. Logs when they first differ by more than `warn_s`, and when they agree again."""
+    earlier. Hands each difference to `compared` (the metrics); logs when they first differ by more
+    than `warn_s`, and when they agree again."""
 
-    def __init__(self, driver: Callable[[], float], server: Callable[[], float], warn_s: float = SKEW_WARN_S):
-        self.driver, self.server, self.warn_s = driver, server, warn_s
+    def __init__(self, driver: Callable[[], float], server: Callable[[], float],
+                 compared: Callable[[float], None] = lambda skew_s: None, warn_s: float = SKEW_WARN_S):
+        self.driver, self.server, self.compared, self.warn_s = driver, server, compared, warn_s
         self.skewed = False
 
     def __call__(self) -> float:
         driver = self.driver()
         server = self.server()
         skew = driver - server
+        self.compared(skew)
         if abs(skew) > self.warn_s and not self.skewed:
             log.warning("the driver's clock is %s the SQL server's: counted_through follows the earlier of the two, so "
                         "while that one is the wrong clock, minutes become complete up to %.0f s late. Set the wrong "

@@ -120,6 +120,7 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     # its start (a restart is no jump to 0 in a graph or an alert), and its own first observations
     # do not carry the mark past the open transaction either.
     first = scrape(f"127.0.0.1:{port}")  # the first driver's counters: nothing more is readable for it
+    assert 3500 < first[("errorcount_clock_skew_seconds", f'job_name="{job}"')] < 3601
     assert driver.stop() == 0, driver.log()[-3000:]
     assert re.search(r"the driver's clock is 3[56]\d\d\.\d s ahead of the SQL server's", driver.log())
     stored_mark = snapshot(admin, job, topic)[0]
@@ -148,6 +149,7 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     metrics = scrape(f"127.0.0.1:{port}")
     assert metrics[("errorcount_counted_through_seconds", f'job_name="{job}"')] <= job_mark + 0.001
     assert metrics[("errorcount_counted_through_seconds", f'job_name="{job}"')] >= marks[-2]
+    assert abs(metrics[("errorcount_clock_skew_seconds", f'job_name="{job}"')]) < 5  # the restarted driver's own clock
     # The minutes' views: LATENESS 0, so a minute is complete once the mark is past its end.
     complete_before = query(admin, "SELECT complete_before FROM counted_through WHERE job = %s AND topic = ''", (job,))[0][0]
     rows = query(admin, "SELECT log_time, log_count, line_count, error_ratio, complete FROM error_log_minutes")

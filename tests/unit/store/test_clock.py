@@ -35,10 +35,12 @@ def test_a_skew_is_logged_once_when_it_appears_and_once_when_it_is_gone(caplog):
         current["pair"] = next(readings)
         return current["pair"][0]
 
-    clock = EarlierClock(driver, lambda: current["pair"][1], warn_s=10.0)
+    compared = []
+    clock = EarlierClock(driver, lambda: current["pair"][1], compared.append, warn_s=10.0)
     with caplog.at_level(logging.INFO, logger="errorcount.store.clock"):
         assert [clock() for _ in range(5)] == [100.0, 100.0, 101.0, 102.0, 50.0]
     said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [round(skew, 3) for skew in compared] == [0.0, 3600.0, 3600.0, -0.004, 53.0]  # every reading, for the gauge
     assert [level for level, _ in said] == ["WARNING", "INFO", "WARNING"]
     assert "3600.0 s ahead of the SQL server's" in said[0][1] and "NTP" in said[0][1]
     assert "agree again" in said[1][1]
