@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from errorcount.retry import first_line
+from errorcount.store import mysql
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +34,9 @@ class ServerClock:
         try:
             if self.conn is None:
                 self.conn = self.connect()
-            cursor = self.conn.cursor()
-            try:
+            with mysql.transaction(self.conn) as cursor:  # no snapshot left open on the server
                 cursor.execute(SERVER_TIME)
                 (at,) = cursor.fetchone()
-            finally:
-                cursor.close()
-            self.conn.commit()  # no snapshot left open on the server
             return float(at)
         except Exception as error:  # noqa: BLE001  # any failure: the marks wait for the next look
             self.close()
