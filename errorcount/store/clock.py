@@ -69,12 +69,13 @@ class EarlierClock:
         server = self.server()
         skew = driver - server
         self.compared(skew)
-        if abs(skew) > self.warn_s and not self.skewed:
+        skewed = abs(skew) > self.warn_s
+        if skewed and not self.skewed:
             log.warning("the driver's clock is %s the SQL server's: counted_through follows the earlier of the two, so "
                         "while that one is the wrong clock, minutes become complete up to %.0f s late. Set the wrong "
                         "clock right (NTP) on the driver's host or the SQL server's (docs/operations.md, 'Complete minutes')",
                         skew_text(skew), abs(skew))
-        elif abs(skew) <= self.warn_s and self.skewed:
+        elif self.skewed and not skewed:
             log.info("the driver's clock and the SQL server's agree again (%s)", skew_text(skew))
-        self.skewed = abs(skew) > self.warn_s
+        self.skewed = skewed
         return min(driver, server)
