@@ -62,15 +62,15 @@ class JobMetrics:
         self.counted_through = Gauge("errorcount_counted_through_seconds", "Unix time before which every record Kafka "
                                      "had made readable is counted (counted_through; 0 until known)", one, registry=r)
         self.clock_skew = Gauge("errorcount_clock_skew_seconds", "The driver's clock minus the SQL server's, as "
-                                "counted_through's last observation read them (the mark follows the earlier)", one,
-                                registry=r)
+                                "counted_through's last observation read them (the mark follows the earlier; 0 until "
+                                "one)", one, registry=r)
         self.slo_objective = Gauge("errorcount_slo_objective", "SLO_OBJECTIVE: the share of lines that may not be "
                                    "errors (the burn-rate alerts' objective)", one, registry=r)
         self.slo_objective.labels(job).set(slo_objective)
         for series in (self.counted_through, self.batches, self.records, self.log_records, self.error_lines, self.lines,
                        self.ratio_errors, self.rejected, self.dead_letters, self.commit_retries, self.query_restarts,
                        self.mirror_failures, self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch,
-                       self.last_commit, self.overflow_lines):
+                       self.last_commit, self.overflow_lines, self.clock_skew):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
 
     def serve(self, host: str, port: int) -> None:

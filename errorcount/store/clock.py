@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 
 SERVER_TIME = "SELECT UNIX_TIMESTAMP(NOW(3))"  # epoch seconds whatever the session's zone
 SKEW_WARN_S = 10.0  # clocks kept by NTP agree within milliseconds; this much apart is a wrong clock
+# (conf/prometheus/alerts.yml's ErrorcountClocksDisagree fires at the same difference)
 
 
 class ServerClockUnavailable(Exception):

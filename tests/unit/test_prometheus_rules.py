@@ -1,10 +1,10 @@
 """The error-ratio rules of conf/prometheus/alerts.yml evaluated on made-up scrapes: which burn-rate
 alerts fire for a job that counts no lines, one that burns its budget, one within it, an idle one,
-one restarted with COUNT_LINES turned on; and when the completeness alert fires for a job whose
-counted_through follows the clock, stops, or is not known yet.
+one restarted with COUNT_LINES turned on; when the completeness alert fires for a job whose
+counted_through follows the clock, stops, or is not known yet; and when the clock alert fires.
 The evaluator here is a second, independent reading of PromQL's semantics for the constructs the
 rules use (instant and range selectors, rate, time(), sum/max by, vector matching with on(), arithmetic
-with IEEE division, filtering comparisons, and), run at Prometheus's default rule interval (1 m)
+with IEEE division, filtering comparisons, and, abs), run at Prometheus's default rule interval (1 m)
 with each alert's `for:`. The rules' syntax is checked against Prometheus's grammar in
 test_prometheus_conf.py."""
 
@@ -52,6 +52,8 @@ class Evaluator:
                     if any(t - LOOKBACK_S < at <= t for at, _v in samples)}
         if isinstance(expr, promql.Call) and expr.func.name == "rate":
             return self.rate(expr.args[0], t)
+        if isinstance(expr, promql.Call) and expr.func.name == "abs":
+            return {labels: abs(value) for labels, value in self.at(expr.args[0], t).items()}
         if isinstance(expr, promql.Call) and expr.func.name == "time":
             return float(t)  # the scrapes' times are seconds since the epoch
         if isinstance(expr, promql.AggregateExpr):
@@ -202,3 +204,29 @@ def test_a_first_start_fires_only_when_its_first_mark_takes_longer_than_5_minute
     started = 2 * 3600
     evaluator = Evaluator(marks(lambda t: 0.0 if t < started + unknown_s else t - BEHIND_S, started))
     assert first_firing(evaluator, started) == (None if fires_at is None else started + fires_at)
+
+
+SKEW = "errorcount_clock_skew_seconds"
+
+
+def skews(at: Callable[[float], float]) -> dict[str, Series]:
+    """errorcount_clock_skew_seconds of one driver scraped every 15 s for HOURS: at(t), the driver's
+    clock minus the SQL server's as its last observation read them."""
+    labels = frozenset({("job_name", "web"), ("instance", "host:9108")})
+    return {SKEW: {labels: [(k * SCRAPE_S, at(k * SCRAPE_S)) for k in range(HOURS * 3600 // SCRAPE_S + 1)]}}
+
+
+def first_clock_alert(evaluator: Evaluator) -> float | None:
+    return next((t for t in range(0, HOURS * 3600 + 1, EVALUATION_S) if evaluator.firing(t, reads=SKEW)), None)
+
+
+@pytest.mark.parametrize(("at", "fires_at"), [
+    (lambda t: 0.002, None),                                   # synchronised hosts
+    (lambda t: 8.0, None),                                     # within the driver's own warning threshold
+    (lambda t: -3600.0 if t >= 3600 else 0.0, 75 * 60),        # the driver's clock an hour behind from 1 h
+    (lambda t: 3600.0 if t >= 3600 else 0.0, 75 * 60),         # an hour ahead: the sign does not matter
+    (lambda t: 12.0 if 3600 <= t < 3600 + 14 * 60 else 0.0, None),  # apart for 14 min only
+    (lambda t: -12.0 if t >= 134 * 60 else 8.0, 149 * 60),     # just past the threshold, for good
+], ids=["synchronised", "8-s", "hour-behind", "hour-ahead", "14-min", "12-s-behind"])
+def test_the_clock_alert_fires_after_15_minutes_more_than_10_s_apart_either_way(at, fires_at):
+    assert first_clock_alert(Evaluator(skews(at))) == fires_at
