@@ -34,11 +34,20 @@ def tls_args(cfg: Config) -> dict:
     return {"ssl": context}  # a context makes TLS required: no server without it is accepted
 
 
+REPLY_MARGIN_S = 30  # a statement's own work on top of the longest lock wait it may sit through
+
+
 def connect_args(cfg: Config) -> dict:
-    """PyMySQL connection arguments, TLS as MYSQL_SSL_MODE says."""
+    """PyMySQL connection arguments, TLS as MYSQL_SSL_MODE says. The client waits for a reply longer
+    than the session lets a statement wait on locks (innodb_lock_wait_timeout = MYSQL_IDLE_TIMEOUT,
+    session_settings): a new instance waiting on a frozen one's locks gets the lock, or the
+    server's own lock-wait error, instead of cutting the wait and retrying it as a lost connection
+    (which, with MYSQL_IDLE_TIMEOUT past RETRY_SECONDS, ended it as unreachable: exit 5). A server
+    that hangs is given up on after that much silence."""
     return dict(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
                 database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
-                connect_timeout=cfg.mysql_connect_timeout, read_timeout=60, write_timeout=60, **tls_args(cfg))
+                connect_timeout=cfg.mysql_connect_timeout, read_timeout=int(cfg.mysql_idle_timeout) + REPLY_MARGIN_S,
+                write_timeout=60, **tls_args(cfg))
 
 
 def session_settings(cfg: Config) -> list[str]:

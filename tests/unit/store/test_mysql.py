@@ -59,3 +59,14 @@ def test_every_job_session_bounds_how_long_a_frozen_driver_holds_its_locks():
     statements = session_settings(load_config([], {"MYSQL_IDLE_TIMEOUT": "45"}))
     assert "SET SESSION wait_timeout = 45" in statements and "SET SESSION innodb_lock_wait_timeout = 45" in statements
     assert "SET time_zone = '+00:00'" in statements
+
+
+def test_the_client_waits_for_a_reply_longer_than_the_session_waits_on_locks():
+    """Over MYSQL_IDLE_TIMEOUT's whole range: a statement queued behind a frozen instance's locks
+    is answered by the server (the lock, or its lock-wait error) before the client stops listening.
+    The lock wait is read from the session's own statements, not from how the timeout is derived."""
+    for idle in ("5", "59", "60", "61", "300", "3600"):
+        cfg = load_config([], {"MYSQL_IDLE_TIMEOUT": idle})
+        lock_wait = [int(s.rsplit("=", 1)[1]) for s in session_settings(cfg) if "innodb_lock_wait_timeout" in s]
+        assert lock_wait == [int(idle)]
+        assert connect_args(cfg)["read_timeout"] >= lock_wait[0] + 10, idle  # the statement's own work on top
