@@ -61,9 +61,9 @@ class JobMetrics:
                                       "(MAX_SERIES reached)", one, registry=r)
         self.counted_through = Gauge("errorcount_counted_through_seconds", "Unix time before which every record Kafka "
                                      "had made readable is counted (counted_through; 0 until known)", one, registry=r)
-        self.clock_skew = Gauge("errorcount_clock_skew_seconds", "The driver's clock minus the SQL server's, as "
-                                "counted_through's last observation read them (the mark follows the earlier; 0 until "
-                                "one)", one, registry=r)
+        self.clock_skew = Gauge("errorcount_clock_skew_seconds", "The driver's clock minus the SQL server's at "
+                                "counted_through's last observation, less what its round trip explains (the mark "
+                                "follows the earlier; 0 until one)", one, registry=r)
         self.slo_objective = Gauge("errorcount_slo_objective", "SLO_OBJECTIVE: the share of lines that may not be "
                                    "errors (the burn-rate alerts' objective)", one, registry=r)
         self.slo_objective.labels(job).set(slo_objective)

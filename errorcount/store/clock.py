@@ -50,6 +50,18 @@ class ServerClock:
                 conn.close()
 
 
+def apart(before: float, server: float, after: float) -> float:
+    """The driver's clock minus the SQL server's, as far as one reading tells: the server answered
+    at a moment between the driver's readings `before` and `after`, so the difference lies between
+    before - server and after - server; this is the bound nearer zero, 0 when they straddle it. A
+    slow answer (a server that hung, then went on) widens the interval instead of reading as a skew."""
+    if before > server:
+        return before - server
+    if after < server:
+        return after - server
+    return 0.0
+
+
 def skew_text(skew_s: float) -> str:
     """How far the driver's clock is from the SQL server's, in words."""
     return f"{abs(skew_s):.1f} s {'ahead of' if skew_s > 0 else 'behind'}"
@@ -57,7 +69,8 @@ def skew_text(skew_s: float) -> str:
 
 class EarlierClock:
     """A clock (epoch seconds) reading the driver's clock, then the SQL server's, and giving the
-    earlier. Hands each difference to `compared` (the metrics); logs when they first differ by more
+    earlier; the driver's is read once more after the server answered, to bound the difference
+    (apart). Hands each difference to `compared` (the metrics); logs when they first differ by more
     than `warn_s`, and when they agree again."""
 
     def __init__(self, driver: Callable[[], float], server: Callable[[], float],
@@ -68,7 +81,7 @@ class EarlierClock:
     def __call__(self) -> float:
         driver = self.driver()
         server = self.server()
-        skew = driver - server
+        skew = apart(driver, server, self.driver())
         self.compared(skew)
         skewed = abs(skew) > self.warn_s
         if skewed and not self.skewed:
