@@ -42,8 +42,9 @@ def connect_args(cfg: Config) -> dict:
     than the session lets a statement wait on locks (innodb_lock_wait_timeout = MYSQL_IDLE_TIMEOUT,
     session_settings): a new instance waiting on a frozen one's locks gets the lock, or the
     server's own lock-wait error, instead of cutting the wait and retrying it as a lost connection
-    (which, with MYSQL_IDLE_TIMEOUT past RETRY_SECONDS, ended it as unreachable: exit 5). A server
-    that hangs is given up on after that much silence."""
+    (which, with MYSQL_IDLE_TIMEOUT past RETRY_SECONDS, ended it as unreachable: exit 5). A statement
+    to a server that hangs fails after about three times that silence (DBUtils' ping and reconnect
+    on the way wait as long each), into the job's outage retries."""
     return dict(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
                 database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
                 connect_timeout=cfg.mysql_connect_timeout, read_timeout=int(cfg.mysql_idle_timeout) + REPLY_MARGIN_S,
