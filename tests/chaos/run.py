@@ -18,6 +18,7 @@ and nothing was doubled.
 import argparse
 import os
 import random
+import signal
 import subprocess
 import sys
 import threading
@@ -72,6 +73,27 @@ def kill_server() -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+PAUSE_S = (3.0, 60.0)  # how long a paused process stays stopped: up to the job's MYSQL_IDLE_TIMEOUT
+
+
+def stop_process(target: str, drivers: "Drivers"):
+    """SIGSTOPs the target, a process that hangs rather than dies (a paused VM, a stalled disk): the
+    driver's whole process group (wrapper, JVM, Python), the SQL server or the Kafka broker. Returns
+    what lets it go on (SIGCONT); the rest of the run goes on meanwhile."""
+    if target == "driver":
+        current = drivers.current
+        if current is None or not current.running():
+            return lambda: None
+        group = current.process.pid
+        os.killpg(group, signal.SIGSTOP)
+        return lambda: os.killpg(group, signal.SIGCONT)
+    server = target == "server"
+    service, pid_name = (local_stack()["MYSQL_SERVER"], "mysqld.pid") if server else ("kafka", "broker.pid")
+    pid = int((ROOT / ".local" / service / pid_name).read_text(encoding="utf-8").strip())
+    os.kill(pid, signal.SIGSTOP)
+    return lambda: os.kill(pid, signal.SIGCONT)
+
+
 def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event,
                      acked=None) -> None:
     """Writes events in order (round-robin, so event i lands at partition i % P, offset i // P)."""
@@ -107,23 +129,36 @@ class Drivers:
 
 
 def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_share: float, conn, log,
-                    began: float) -> list[tuple[str, str, str]]:
-    """The kills: (what was killed, the phase aimed at, the phase observed) for each."""
+                    began: float, pause_share: float = 0.0) -> list[tuple[str, str, str]]:
+    """The faults: (what was killed or paused, the phase aimed at, the phase observed) for each. A
+    share `pause_share` of them pause the driver, the SQL server or the broker (PAUSE_S) instead."""
     hits, user = [], local_stack()["MYSQL_USER"]
     for kill in range(kills):
         started = drivers.ensure_running()
-        target = "server" if rng.random() < server_share else "driver"
+        paused = pause_share > 0 and rng.random() < pause_share  # no draw without pauses: the kills' sequence stays
+        target = rng.choice(["driver", "server", "broker"]) if paused else (
+            "server" if rng.random() < server_share else "driver")
         aim = rng.choice(chaos_phases.PHASES if started else chaos_phases.PHASES[1:])
+        seconds = rng.uniform(*PAUSE_S) if paused else 0.0
+        resume = None
         with chaos_phases.aimed(aim, conn, user, started, rng, COUNTS_TABLE):
             phase = chaos_phases.observe(conn, user, drivers.log_path, drivers.log_from)
-            if target == "driver":
+            if paused:
+                resume = stop_process(target, drivers)
+            elif target == "driver":
                 drivers.kill()
             else:
                 kill_server()
-        hits.append((target, aim, phase))
+        if resume is not None:  # the aim's own locks are let go first, as after a kill
+            try:
+                time.sleep(seconds)  # the fault's own length, not a wait for a condition
+            finally:
+                resume()
+        what = f"paused {target}" if paused else target
+        hits.append((what, aim, phase))
         committed = sum(sum(found.values()) for found in drivers.committed(conn).values())
-        log(f"kill {kill + 1}/{kills} at {time.monotonic() - began:.0f} s: {target} ({phase}; aimed at {aim}), "
-            f"{committed} records committed")
+        log(f"fault {kill + 1}/{kills} at {time.monotonic() - began:.0f} s: {what}{f' {seconds:.0f} s' if paused else ''} "
+            f"({phase}; aimed at {aim}), {committed} records committed")
     return hits
 
 
@@ -145,7 +180,7 @@ def finish(drivers: Drivers, conn) -> int:
 
 
 def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, server_share: float = 0.5,
-        log=print, log_format: str = "json", topics: int = 3) -> dict:
+        log=print, log_format: str = "json", topics: int = 3, pause_share: float = 0.0) -> dict:
     """`topics` topics of `partitions` partitions each, read through KAFKA_TOPIC_PATTERN."""
     conn = admin_db.connect()
     stamp = time.strftime("%Y%m%d%H%M%S")
@@ -169,7 +204,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
                                                         watch.acked), daemon=True).start()
     drivers = Drivers(job, names, log_path, settings)
     try:
-        hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began)
+        hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began, pause_share)
         for done in produced:
             done.wait()
         final_rc = finish(drivers, conn)
@@ -195,6 +230,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         "ledger_records": ledger_records, "ledger_rejected": ledger_rejected,
         "final_exit": final_rc, "wall_seconds": round(wall), "server": local_stack()["MYSQL_SERVER"],
         "driver_kills": sum(t == "driver" for t, _a, _p in hits), "server_kills": sum(t == "server" for t, _a, _p in hits),
+        "pauses": dict(Counter(t.split()[-1] for t, _a, _p in hits if t.startswith("paused "))),
         "phases": dict(Counter(f"{t} / {p}" for t, _a, p in hits)),
         "format": f"{log_format}, GROUP_BY={group_by}", "series": len({v for _m, v in wanted_series}),
         "series_lost": sum((wanted_series - got_series).values()), "series_doubled": sum((got_series - wanted_series).values()),
@@ -220,7 +256,10 @@ def table(figures: dict) -> str:
              ("topics (KAFKA_TOPIC_PATTERN) x partitions", f"{figures.get('topics', 1)} x {figures['partitions']}"),
              ("ERROR lines expected", figures["error_lines"]),
              ("rejected lines expected", figures["rejected_lines"]),
-             ("SIGKILLs", f"{figures['kills']} ({figures['driver_kills']} driver, {figures['server_kills']} server)"),
+             ("SIGKILLs", f"{figures['driver_kills'] + figures['server_kills']} ({figures['driver_kills']} driver, "
+                          f"{figures['server_kills']} server)"),
+             *([("SIGSTOP pauses of 3-60 s", ", ".join(f"{n} {t}" for t, n in sorted(figures["pauses"].items())))]
+               if figures.get("pauses") else []),
              ("driver restarts", figures["restarts"]), ("lost", figures["lost"]), ("doubled", figures["doubled"]),
              ("series", figures["series"]), ("per-dimension lost", figures["series_lost"]),
              ("per-dimension doubled", figures["series_doubled"]),
@@ -237,7 +276,7 @@ def table(figures: dict) -> str:
              ("verdict", "exact" if figures["ok"] else "FAILED")]
     phases = sorted(figures["phases"].items())
     return ("| figure | value |\n|---|---|\n" + "\n".join(f"| {name} | {value} |" for name, value in rows_)
-            + "\n\n| killed / phase it landed in | kills |\n|---|---:|\n"
+            + "\n\n| killed or paused / phase it landed in | faults |\n|---|---:|\n"
             + "\n".join(f"| {name} | {count} |" for name, count in phases))
 
 
@@ -254,7 +293,9 @@ INTRO = (
     "add up to its total; the lines (`COUNT_LINES`) are compared the same way, per minute and per series. "
     "After every committed batch a watch reads the job's `counted_through` and its stored offsets in one "
     "snapshot and checks that no record the broker had acknowledged before that mark lies at or past its "
-    "partition's stored offset (`tests/chaos/through.py`).\n\n"
+    "partition's stored offset (`tests/chaos/through.py`). With `--pause-share`, a share of the faults "
+    "SIGSTOP the driver, the SQL server or the Kafka broker for 3 to 60 s instead, then let it go on: a "
+    "process that hangs rather than dies.\n\n"
     "A SIGKILL of the server tests crash consistency, not durability against power loss: the operating system "
     "keeps what the server wrote. The guarantee assumes the servers' durable defaults, which the local stack "
     "states explicitly: `innodb_flush_log_at_trx_commit=1`, and on MySQL 8 the binary log it enables by "
@@ -287,6 +328,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--topics", type=int, default=3, help="fresh topics, read through one KAFKA_TOPIC_PATTERN")
     parser.add_argument("--kills", type=int, default=20, help="SIGKILLs, driver and server mixed")
     parser.add_argument("--server-share", type=float, default=0.5, help="share of the kills aimed at the SQL server")
+    parser.add_argument("--pause-share", type=float, default=0.0,
+                        help="share of the faults that SIGSTOP the driver, the SQL server or the broker for 3-60 s instead")
     parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
     parser.add_argument("--format", choices=sorted(samples.FORMATS), default="json",
                         help="what the records are (LOG_FORMAT); counted by GROUP_BY's dimensions of that format")
@@ -297,12 +340,13 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     figures = run(args.lines, args.partitions, args.kills, args.rate, server_share=args.server_share, log_format=args.format,
-                  topics=args.topics)
+                  topics=args.topics, pause_share=args.pause_share)
     print(table(figures))
     if args.report:
         command = (f"make chaos (python -m tests.chaos.run --lines {args.lines} --partitions {args.partitions} "
                    f"--topics {args.topics} "
-                   f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate} --format {args.format})")
+                   f"--kills {args.kills} --server-share {args.server_share} --rate {args.rate} --format {args.format}"
+                   + (f" --pause-share {args.pause_share}" if args.pause_share else "") + ")")
         write_report(Path(args.report), figures, command)
     return 0 if figures["ok"] else 1
 
