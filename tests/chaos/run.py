@@ -74,6 +74,7 @@ def kill_server() -> None:
 
 
 PAUSE_S = (3.0, 60.0)  # how long a paused process stays stopped: up to the job's MYSQL_IDLE_TIMEOUT
+PAUSES = f"{PAUSE_S[0]:.0f} to {PAUSE_S[1]:.0f} s"  # PAUSE_S in the report and the help
 
 
 def stop_process(target: str, drivers: "Drivers"):
@@ -258,7 +259,7 @@ def table(figures: dict) -> str:
              ("rejected lines expected", figures["rejected_lines"]),
              ("SIGKILLs", f"{figures['driver_kills'] + figures['server_kills']} ({figures['driver_kills']} driver, "
                           f"{figures['server_kills']} server)"),
-             *([("SIGSTOP pauses of 3-60 s", ", ".join(f"{n} {t}" for t, n in sorted(figures["pauses"].items())))]
+             *([(f"SIGSTOP pauses of {PAUSES}", ", ".join(f"{n} {t}" for t, n in sorted(figures["pauses"].items())))]
                if figures.get("pauses") else []),
              ("driver restarts", figures["restarts"]), ("lost", figures["lost"]), ("doubled", figures["doubled"]),
              ("series", figures["series"]), ("per-dimension lost", figures["series_lost"]),
@@ -294,7 +295,7 @@ INTRO = (
     "After every committed batch a watch reads the job's `counted_through` and its stored offsets in one "
     "snapshot and checks that no record the broker had acknowledged before that mark lies at or past its "
     "partition's stored offset (`tests/chaos/through.py`). With `--pause-share`, a share of the faults "
-    "SIGSTOP the driver, the SQL server or the Kafka broker for 3 to 60 s instead, then let it go on: a "
+    f"SIGSTOP the driver, the SQL server or the Kafka broker for {PAUSES} instead, then let it go on: a "
     "process that hangs rather than dies.\n\n"
     "A SIGKILL of the server tests crash consistency, not durability against power loss: the operating system "
     "keeps what the server wrote. The guarantee assumes the servers' durable defaults, which the local stack "
@@ -329,7 +330,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--kills", type=int, default=20, help="SIGKILLs, driver and server mixed")
     parser.add_argument("--server-share", type=float, default=0.5, help="share of the kills aimed at the SQL server")
     parser.add_argument("--pause-share", type=float, default=0.0,
-                        help="share of the faults that SIGSTOP the driver, the SQL server or the broker for 3-60 s instead")
+                        help=f"share of the faults that SIGSTOP the driver, the SQL server or the broker for {PAUSES} instead")
     parser.add_argument("--rate", type=int, default=1200, help="lines per second (spreads them over the kills)")
     parser.add_argument("--format", choices=sorted(samples.FORMATS), default="json",
                         help="what the records are (LOG_FORMAT); counted by GROUP_BY's dimensions of that format")
