@@ -1,6 +1,7 @@
 """Retrying transient failures (MySQL or Kafka away) inside the running driver, up to a deadline,
 and starting a failed query again, with backoff, up to a limit."""
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -36,7 +37,14 @@ def stoppable_sleep(stop_requested: Callable[[], bool], poll: float = 0.5,
 
 
 def first_line(error: BaseException) -> str:
+    """The first line of what went wrong. A JVM call's error (py4j's Py4JJavaError) reads as
+    the Java exception, its cause first (a future's ExecutionException wraps what Kafka said):
+    its own first line names only the py4j call ("An error occurred while calling o60.get.")."""
     text = str(error).strip()
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        with contextlib.suppress(Exception):  # the JVM gone (its gateway closed): py4j's own text stands
+            text = str((java.getCause() or java).toString()).strip() or text
     return text.splitlines()[0] if text else type(error).__name__
 
 

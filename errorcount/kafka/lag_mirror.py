@@ -32,15 +32,6 @@ class GroupWriter(Protocol):
     def write_group_offsets(self, group: str, offsets: Position, timeout_s: int) -> None: ...
 
 
-def reason(error: Exception) -> str:
-    """The Kafka client's own reason: py4j wraps it (ExecutionException around the cause)."""
-    java = getattr(error, "java_exception", None)
-    if java is not None:
-        cause = java.getCause() or java
-        return str(cause.toString())
-    return first_line(error)
-
-
 class OffsetMirror:
     """Writes the next offset of every topic and partition to `group` from its own thread, through
     `admin` (which its owner closes, after this mirror)."""
@@ -101,4 +92,4 @@ class OffsetMirror:
             log.warning("lag mirror: writing the committed offsets to consumer group %r failed (%s); batches go on, "
                         "the next commit tries again. A consumer running in that group refuses the write: "
                         "give KAFKA_LAG_GROUP a group of its own (or empty to turn this off)", self.group,
-                        reason(error))
+                        first_line(error))

@@ -102,6 +102,9 @@ def failure_text(host: str, port: int, probe: Callable[[str, int], bool] = port_
         code = error.args[0] if isinstance(error, pymysql.err.Error) and error.args else None
         if code == 2003:
             return refused
+        if isinstance(error, TimeoutError) or (code == 2013 and "timed out" in str(error)):
+            return (f"MySQL at {where} did not answer within the read timeout (MYSQL_IDLE_TIMEOUT plus a margin): "
+                    "a hung or overloaded server, or a network that drops packets")
         if isinstance(error, pymysql.err.InterfaceError | ConnectionError) or code in (0, 2006, 2013, 2055):
             return f"the connection to MySQL at {where} was lost" if probe(host, port) else refused
         if code in (1205, 1213):

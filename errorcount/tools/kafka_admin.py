@@ -14,13 +14,20 @@ import time
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
+from errorcount.errors import EXIT_UNAVAILABLE
+
 
 def bootstrap() -> str:
     return os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or f"127.0.0.1:{os.environ.get('KAFKA_PORT', '9092')}"
 
 
+# librdkafka logs every failed connect (~20 lines a second against a broker that is down); the
+# commands report a broker that does not answer once, themselves (main)
+QUIET = {"log_level": 2}
+
+
 def admin() -> AdminClient:
-    return AdminClient({"bootstrap.servers": bootstrap()})
+    return AdminClient({"bootstrap.servers": bootstrap(), **QUIET})
 
 
 def is_ready(timeout: float = 3.0) -> bool:
@@ -110,7 +117,7 @@ def watermarks(topic: str, timeout: float = 30) -> dict[int, tuple[int, int]]:
     """(first offset, next offset to be written) per partition. A retriable error (a partition
     whose leader the broker does not know yet: just after the topic was created or the broker
     restarted) is asked again until `timeout`."""
-    consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin"})
+    consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin", **QUIET})
     deadline = time.monotonic() + timeout
     try:
         result = {}
@@ -152,7 +159,19 @@ def end_offsets(topic: str) -> dict[int, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs the command; a broker that does not answer (down, hung, a wrong address) is one line
+    saying where and what to check, and exit 5 (the job's 'unreachable'), not a traceback."""
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        return run_command(argv)
+    except (KafkaException, RuntimeError) as error:
+        reason = error.args[0].str() if isinstance(error, KafkaException) and error.args else str(error)
+        print(f"kafka_admin {' '.join(argv[:2])}: Kafka at {bootstrap()} did not answer ({reason}); check that the "
+              "broker is up (make up starts the local one) and KAFKA_BOOTSTRAP_SERVERS", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+
+
+def run_command(argv: list[str]) -> int:
     command, args = (argv[0], argv[1:]) if argv else ("", [])
     if command == "ready":
         return 0 if is_ready() else 1

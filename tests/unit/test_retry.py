@@ -4,7 +4,16 @@ backoff and limit (fake clocks, no sleeping)."""
 import pytest
 
 from errorcount.errors import EXIT_INTERNAL, FencedError, JobStop, UnavailableError
-from errorcount.retry import MAX_RESTARTS, RESTART_WINDOW, QueryFailed, RestartPolicy, StopRequested, retry, stoppable_sleep
+from errorcount.retry import (
+    MAX_RESTARTS,
+    RESTART_WINDOW,
+    QueryFailed,
+    RestartPolicy,
+    StopRequested,
+    first_line,
+    retry,
+    stoppable_sleep,
+)
 
 
 class FakeTime:
@@ -106,3 +115,23 @@ def test_failures_older_than_the_window_no_longer_count():
         policy.delay_after(QueryFailed("x"))
     now[0] += RESTART_WINDOW + 1  # all of them out of the window
     assert policy.delay_after(QueryFailed("y")) == 2
+
+
+def test_a_jvm_call_fails_as_what_java_said_not_as_the_py4j_call(spark):
+    """A real Py4JJavaError from the session's JVM: its own text begins with the py4j call
+    ("An error occurred while calling o60.get."), which told an operator nothing."""
+    jvm = spark.sparkContext._jvm
+    future = jvm.java.util.concurrent.CompletableFuture()
+    with pytest.raises(Exception) as timed_out:
+        future.get(1, jvm.java.util.concurrent.TimeUnit.MILLISECONDS)
+    assert str(timed_out.value).startswith("An error occurred while calling")
+    assert first_line(timed_out.value) == "java.util.concurrent.TimeoutException"
+    future.completeExceptionally(jvm.java.lang.IllegalStateException("the broker said no\nsecond line"))
+    with pytest.raises(Exception) as failed:  # ExecutionException around what the future failed with
+        future.get()
+    assert first_line(failed.value) == "java.lang.IllegalStateException: the broker said no"
+
+
+def test_an_error_without_a_jvm_reads_as_its_first_line():
+    assert first_line(OSError("refused\nmore")) == "refused"
+    assert first_line(TimeoutError()) == "TimeoutError"

@@ -25,6 +25,10 @@ def test_retried_failures_say_what_happened_and_where():
                  ConnectionResetError(104, "reset")):
         assert describe(lost) == "the connection to MySQL at db.example:3307 was lost"
         assert is_transient(lost)
+    hung = "MySQL at db.example:3307 did not answer within the read timeout"  # it accepted, then said nothing
+    timed_out = pymysql.err.OperationalError(2013, "Lost connection to MySQL server during query (timed out)")
+    assert describe(timed_out).startswith(hung)
+    assert describe(TimeoutError("timed out")).startswith(hung)
     deadlock = pymysql.err.OperationalError(1213, "Deadlock found when trying to get lock")
     assert describe(deadlock) == "MySQL rolled the transaction back ((1213, 'Deadlock found when trying to get lock'))"
     assert "(0, '')" not in describe(pymysql.err.InterfaceError(0, ""))
