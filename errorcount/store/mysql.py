@@ -74,10 +74,24 @@ def connect(cfg: Config) -> SteadyDBConnection:
         raise
 
 
+# The server out of disk space or memory: the statement failed and the transaction is rolled back
+# (transaction()), as after a lost connection; it may succeed once an operator frees space.
+# 1021 disk full, 1114 table full (its tablespace cannot grow), 1037/1038/1041 out of memory,
+# 1135 no thread; 3 (error writing a file) and 1030 (the storage engine's errno) only for ENOSPC.
+OUT_OF_RESOURCES = (1021, 1037, 1038, 1041, 1114, 1135)
+NO_SPACE = (3, 1030)
+
+
+def out_of_resources(error: BaseException) -> bool:
+    code = error.args[0] if isinstance(error, pymysql.err.MySQLError) and error.args else None
+    return code in OUT_OF_RESOURCES or (code in NO_SPACE and bool(re.search(r"\b28\b", str(error.args[-1]))))
+
+
 def is_transient(error: BaseException) -> bool:
-    """Connection loss, server gone, deadlock or lock timeout: the transaction was rolled back
-    (or never began) and may be retried. Anything else is a real error."""
-    if isinstance(error, pymysql.err.InterfaceError | ConnectionError | TimeoutError):
+    """Connection loss, server gone, deadlock or lock timeout, the server out of space or memory:
+    the transaction was rolled back (or never began) and may be retried. Anything else is a real
+    error."""
+    if isinstance(error, pymysql.err.InterfaceError | ConnectionError | TimeoutError) or out_of_resources(error):
         return True
     return isinstance(error, pymysql.err.OperationalError) and bool(error.args) and error.args[0] in (
         0, 1040, 1053, 1205, 1213, 1927, 2003, 2006, 2013, 2055)
@@ -109,6 +123,9 @@ def failure_text(host: str, port: int, probe: Callable[[str, int], bool] = port_
             return f"the connection to MySQL at {where} was lost" if probe(host, port) else refused
         if code in (1205, 1213):
             return f"MySQL rolled the transaction back ({first_line(error)})"
+        if out_of_resources(error):
+            return (f"the SQL server at {where} is out of disk space or memory ({first_line(error)}): free some on it; "
+                    "the transaction was rolled back")
         return first_line(error)
     return describe
 
