@@ -74,7 +74,11 @@ def kill_server() -> None:
 
 
 PAUSE_S = (3.0, 60.0)  # how long a paused process stays stopped: up to the job's MYSQL_IDLE_TIMEOUT
-PAUSES = f"{PAUSE_S[0]:.0f} to {PAUSE_S[1]:.0f} s"  # PAUSE_S in the report and the help
+def pauses_text(pause_s: tuple[float, float]) -> str:
+    return f"{pause_s[0]:.0f} to {pause_s[1]:.0f} s"
+
+
+PAUSES = pauses_text(PAUSE_S)  # in the report's intro and the help
 
 
 def stop_process(target: str, drivers: "Drivers"):
@@ -130,9 +134,10 @@ class Drivers:
 
 
 def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_share: float, conn, log,
-                    began: float, pause_share: float = 0.0) -> list[tuple[str, str, str]]:
+                    began: float, pause_share: float = 0.0,
+                    pause_s: tuple[float, float] = PAUSE_S) -> list[tuple[str, str, str]]:
     """The faults: (what was killed or paused, the phase aimed at, the phase observed) for each. A
-    share `pause_share` of them pause the driver, the SQL server or the broker (PAUSE_S) instead."""
+    share `pause_share` of them pause the driver, the SQL server or the broker (for `pause_s`) instead."""
     hits, user = [], local_stack()["MYSQL_USER"]
     for kill in range(kills):
         started = drivers.ensure_running()
@@ -140,7 +145,7 @@ def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_sha
         target = rng.choice(["driver", "server", "broker"]) if paused else (
             "server" if rng.random() < server_share else "driver")
         aim = rng.choice(chaos_phases.PHASES if started else chaos_phases.PHASES[1:])
-        seconds = rng.uniform(*PAUSE_S) if paused else 0.0
+        seconds = rng.uniform(*pause_s) if paused else 0.0
         resume = None
         with chaos_phases.aimed(aim, conn, user, started, rng, COUNTS_TABLE):
             phase = chaos_phases.observe(conn, user, drivers.log_path, drivers.log_from)
@@ -181,8 +186,10 @@ def finish(drivers: Drivers, conn) -> int:
 
 
 def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, server_share: float = 0.5,
-        log=print, log_format: str = "json", topics: int = 3, pause_share: float = 0.0) -> dict:
-    """`topics` topics of `partitions` partitions each, read through KAFKA_TOPIC_PATTERN."""
+        log=print, log_format: str = "json", topics: int = 3, pause_share: float = 0.0,
+        pause_s: tuple[float, float] = PAUSE_S) -> dict:
+    """`topics` topics of `partitions` partitions each, read through KAFKA_TOPIC_PATTERN; a share
+    `pause_share` of the faults are pauses of `pause_s` seconds."""
     conn = admin_db.connect()
     stamp = time.strftime("%Y%m%d%H%M%S")
     job = f"chaos-{stamp}"
@@ -205,7 +212,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
                                                         watch.acked), daemon=True).start()
     drivers = Drivers(job, names, log_path, settings)
     try:
-        hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began, pause_share)
+        hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began, pause_share, pause_s)
         for done in produced:
             done.wait()
         final_rc = finish(drivers, conn)
@@ -239,7 +246,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         "lines_lost": sum((wanted_lines - got_lines).values()) + sum((wanted_series_lines - got_series_lines).values()),
         "lines_doubled": sum((got_lines - wanted_lines).values()) + sum((got_series_lines - wanted_series_lines).values()),
         "through_checks": watch.checks, "through_moves": len(watch.marks), "through_ahead": len(watch.ahead),
-        "through_ahead_examples": watch.ahead[:3],
+        "through_ahead_examples": watch.ahead[:3], "pause_s": pause_s,
     }
     figures["ok"] = (figures["lost"] == 0 and figures["doubled"] == 0 and figures["offsets_exact"]
                      and figures["series_lost"] == 0 and figures["series_doubled"] == 0 and figures["series_add_up"]
@@ -259,8 +266,8 @@ def table(figures: dict) -> str:
              ("rejected lines expected", figures["rejected_lines"]),
              ("SIGKILLs", f"{figures['driver_kills'] + figures['server_kills']} ({figures['driver_kills']} driver, "
                           f"{figures['server_kills']} server)"),
-             *([(f"SIGSTOP pauses of {PAUSES}", ", ".join(f"{n} {t}" for t, n in sorted(figures["pauses"].items())))]
-               if figures.get("pauses") else []),
+             *([(f"SIGSTOP pauses of {pauses_text(figures['pause_s'])}",
+                 ", ".join(f"{n} {t}" for t, n in sorted(figures["pauses"].items())))] if figures.get("pauses") else []),
              ("driver restarts", figures["restarts"]), ("lost", figures["lost"]), ("doubled", figures["doubled"]),
              ("series", figures["series"]), ("per-dimension lost", figures["series_lost"]),
              ("per-dimension doubled", figures["series_doubled"]),

@@ -1,4 +1,5 @@
-"""A short `make chaos`: SIGKILLs of the driver and of the SQL server under a steady producer, then
+"""A short `make chaos`: SIGKILLs of the driver and of the SQL server and SIGSTOP pauses of the driver,
+the SQL server and the broker (a process that hangs, then goes on) under a steady producer, then
 exact counts, lines (COUNT_LINES), per-dimension counts and offsets, over three topics read through
 one KAFKA_TOPIC_PATTERN; counted_through checked after every batch. The records are OTLP export
 requests (LOG_FORMAT=otlp, both encodings, GROUP_BY=attr:http.route,level,resource:service.name),
@@ -13,11 +14,15 @@ from tests.chaos import run as chaos
 pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 
 
-def test_random_kills_under_load_lose_and_double_nothing(admin):
-    figures = chaos.run(lines=2_000, partitions=2, kills=4, rate=60, seed=7, topics=3, log_format="otlp")
+def test_random_kills_and_pauses_under_load_lose_and_double_nothing(admin):
+    # seed 12 draws (tests/chaos/run.py's order): the driver SIGKILLed, the driver paused, the SQL
+    # server SIGKILLed, the broker and the SQL server paused; the aimed phases are waited for
+    figures = chaos.run(lines=2_000, partitions=2, kills=5, rate=15, seed=12, topics=3, log_format="otlp",
+                        pause_share=0.4, pause_s=(3.0, 15.0))
     print(chaos.table(figures))
-    assert figures["kills"] == 4 == sum(figures["phases"].values()) and figures["topics"] == 3
+    assert figures["kills"] == 5 == sum(figures["phases"].values()) and figures["topics"] == 3
     assert figures["driver_kills"] > 0 and figures["server_kills"] > 0
+    assert figures["pauses"] == {"driver": 1, "broker": 1, "server": 1}
     assert (figures["lost"], figures["doubled"]) == (0, 0)
     assert (figures["series_lost"], figures["series_doubled"], figures["series_add_up"]) == (0, 0, True)
     assert (figures["lines_lost"], figures["lines_doubled"]) == (0, 0)
