@@ -129,3 +129,14 @@ class Marks:
                                   if any(self._marks.get(tp, -1) < o.at_ms for tp in o.ends)] or self._observations[-1:]
             if marks.job is not None:
                 self.stored_job = max(self.stored_job or marks.job, marks.job)
+
+
+def into_complete(minutes: Mapping[int, int], complete_before_ms: int | None) -> tuple[int, int | None]:
+    """Pure: of a batch's counts per epoch minute, those that land in minutes already complete (the
+    minute ends at or before `complete_before_ms`, the stored mark less LATENESS; None: no mark,
+    nothing complete) and the oldest such minute. A complete minute whose count changes is what
+    readers of complete minutes were promised would not happen: a line later than LATENESS."""
+    if complete_before_ms is None:
+        return 0, None
+    late = {minute: count for minute, count in minutes.items() if count and (minute + 1) * 60_000 <= complete_before_ms}
+    return sum(late.values()), min(late, default=None)

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from errorcount import offsets, store
-from errorcount.counted_through import Marks, Through
+from errorcount.counted_through import Marks, Through, into_complete
 from errorcount.errors import FencedError
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.observe import logline
@@ -56,18 +56,59 @@ def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: o
     return offsets.stored_state(stored, before, after)
 
 
+class LateLines:
+    """Lines counted into minutes that read as complete before their batch's commit (LATENESS
+    `lateness_s` before the job's stored mark): counted in the metrics every batch, and logged as
+    a WARNING at most every `every_s` seconds with what came since, so a producer that is always
+    late does not write a warning a batch."""
+
+    def __init__(self, watch: Watch, lateness_s: int, every_s: float = 600.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.watch, self.lateness_s, self.every_s, self.clock = watch, lateness_s, every_s, clock
+        self.errors, self.lines = 0, 0
+        self.oldest: int | None = None
+        self.warned_at: float | None = None
+
+    def counted(self, summary: BatchSummary, stored_mark_ms: int | None) -> None:
+        """`summary` was committed on top of the job's mark `stored_mark_ms` (None: none yet)."""
+        complete_before = None if stored_mark_ms is None else stored_mark_ms - self.lateness_s * 1000
+        errors, oldest_error = into_complete(summary.minute_counts, complete_before)
+        lines, oldest_line = into_complete(summary.minute_lines, complete_before)
+        if not (errors or lines):
+            return
+        self.watch.late(errors, lines)
+        self.errors, self.lines = self.errors + errors, self.lines + lines
+        self.oldest = min(m for m in (self.oldest, oldest_error, oldest_line) if m is not None)
+        now = self.clock()
+        if self.warned_at is not None and now - self.warned_at < self.every_s:
+            return
+        log.warning("%d ERROR lines%s were counted into minutes that already read as complete (the oldest %s UTC)%s: "
+                    "their own time lay more than LATENESS (%d s) before counted_through when they were counted (a "
+                    "late or backfilling producer, a producer's clock behind). Those minutes' counts changed after "
+                    "they were complete; raise LATENESS if that matters (docs/operations.md, 'Complete minutes')",
+                    self.errors, f" ({self.lines} lines in all)" if self.lines else "", minute_text(self.oldest),
+                    "" if self.warned_at is None else f" in the last {now - self.warned_at:.0f} s", self.lateness_s)
+        self.errors, self.lines, self.oldest, self.warned_at = 0, 0, None, now
+
+
+def minute_text(epoch_minute: int | None) -> str:
+    return "-" if epoch_minute is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(epoch_minute * 60))
+
+
 class CommitStep:
     """Commits counted batches for one query: `ids` the topics' IDs (the guard's, kept up to date),
     `stored` what MySQL is known to hold. Retries until `retry_seconds`; `describe` words a MySQL
-    failure; `hooks` the test fault points before and after the transaction."""
+    failure; `hooks` the test fault points before and after the transaction; `lateness_s` (LATENESS)
+    tells which minutes read as complete (LateLines)."""
 
     def __init__(self, job_store: store.Store, ids: Mapping[str, str], stored: offsets.Position, retry_seconds: float,
                  describe: Callable[[BaseException], str], watch: Watch, retention: Retention, hooks: Hooks = NO_FAULTS,
-                 marks: Marks | None = None):
+                 marks: Marks | None = None, lateness_s: int = 0):
         self.store, self.ids, self.stored = job_store, ids, dict(stored)
         self.retry_seconds, self.describe = retry_seconds, describe
         self.watch, self.retention, self.hooks = watch, retention, hooks
         self.marks = marks or Marks()
+        self.late = LateLines(watch, lateness_s)
 
     def __call__(self, batch: Counted) -> None:
         """The batch's transaction on top of `batch.before`, then its log line, metrics and any
@@ -80,6 +121,7 @@ class CommitStep:
         self.hooks.crash("after_commit")
         done = time.monotonic()
         self.stored = after
+        self.late.counted(summary, self.marks.stored_job)  # the mark readers saw until this commit
         self.settled(batch.marks)
         behind, seconds = self.watch.committed(summary, after, done - batch.started, done - commit_started)
         # count_ms: the Spark job that parses, counts and picks dead letters; commit_ms: the MySQL

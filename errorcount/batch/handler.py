@@ -36,7 +36,8 @@ HEARTBEAT_STEP_MS = 1000  # counted_through is stored alone once it can move thi
 @dataclass(frozen=True)
 class BatchSettings:
     """The settings a query's batches are handled with: DEAD_LETTER_LIMIT, SINGLE_TASK_MAX_RECORDS,
-    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT, COUNT_LINES."""
+    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT, COUNT_LINES, LATENESS
+    (which minutes readers were told are complete)."""
 
     dead_letter_limit: int
     single_task_max_records: int
@@ -44,11 +45,12 @@ class BatchSettings:
     overlap_commit: bool
     count_lines: bool = False
     requests: bool = False  # LOG_FORMAT=otlp: a Kafka record is a request of any number of log records
+    lateness_s: int = 0
 
     @classmethod
     def of(cls, cfg: Config) -> "BatchSettings":
         return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
-                   cfg.count_lines, reads_requests(cfg.log_format))
+                   cfg.count_lines, reads_requests(cfg.log_format), cfg.lateness)
 
 
 def runs_as_one_task(planned: int | None, rows_per_record: float | None, limit: int) -> bool:
@@ -87,7 +89,7 @@ class BatchCommitter:
         self.marks = marks or Marks()  # counted_through: what each commit may claim (errorcount/counted_through.py)
         self.guard = TopicGuard(resume.topic_ids, resume.given_up, topic_now, settings.retry_seconds)
         self.step = CommitStep(job_store, self.guard.ids, resume.stored, settings.retry_seconds, describe,
-                               self.watch, retention, hooks, self.marks)
+                               self.watch, retention, hooks, self.marks, settings.lateness_s)
         self.commits = InOrder(settings.overlap_commit)
         self.checkpoint = checkpoint
         self.slots = dead_letter_slots(settings.dead_letter_limit, resume.partitions)

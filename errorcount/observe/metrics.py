@@ -59,6 +59,11 @@ class JobMetrics:
                                   registry=r)
         self.overflow_lines = Counter("errorcount_overflow_lines", "ERROR lines counted into an overflow series "
                                       "(MAX_SERIES reached)", one, registry=r)
+        self.late_errors = Counter("errorcount_late_error_lines", "ERROR lines counted into minutes that already "
+                                   "read as complete (their own time more than LATENESS before counted_through)",
+                                   one, registry=r)
+        self.late_lines = Counter("errorcount_late_lines", "Lines counted into minutes that already read as complete "
+                                  "(COUNT_LINES; 0 when off)", one, registry=r)
         self.counted_through = Gauge("errorcount_counted_through_seconds", "Unix time before which every record Kafka "
                                      "had made readable is counted (counted_through; 0 until known)", one, registry=r)
         self.clock_skew = Gauge("errorcount_clock_skew_seconds", "The driver's clock minus the SQL server's at "
@@ -70,7 +75,7 @@ class JobMetrics:
         for series in (self.counted_through, self.batches, self.records, self.log_records, self.error_lines, self.lines,
                        self.ratio_errors, self.rejected, self.dead_letters, self.commit_retries, self.query_restarts,
                        self.mirror_failures, self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch,
-                       self.last_commit, self.overflow_lines, self.clock_skew):
+                       self.last_commit, self.overflow_lines, self.clock_skew, self.late_errors, self.late_lines):
             series.labels(job)  # every series exists from the start (0), so rules see it before it moves
 
     def serve(self, host: str, port: int) -> None:
@@ -102,6 +107,10 @@ class JobMetrics:
         for (topic, partition), offset in offsets.items():
             self.offsets.labels(j, topic, str(partition)).set(offset)
         self.last_commit.labels(j).set(now_s)
+
+    def late(self, errors: int, lines: int) -> None:
+        self.late_errors.labels(self.job).inc(errors)
+        self.late_lines.labels(self.job).inc(lines)
 
     def counted_through_at(self, epoch_ms: int) -> None:
         self.counted_through.labels(self.job).set(epoch_ms / 1000)

@@ -41,6 +41,11 @@ class Watch:
             self.mirror.offer(after)
         return (None if behind is None else sum(behind.values())), seconds
 
+    def late(self, errors: int, lines: int) -> None:
+        """ERROR lines and lines were counted into minutes already complete (batch/commit.py)."""
+        if self.metrics:
+            self.metrics.late(errors, lines)
+
     def counted_through(self, epoch_ms: int | None) -> None:
         """counted_through was stored (errorcount/counted_through.py)."""
         if self.metrics and epoch_ms is not None:

@@ -164,6 +164,16 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     assert both("errorcount_lines_total") == sum(samples.expected_lines(written).values())
     assert (both("errorcount_ratio_error_lines_total") == both("errorcount_error_lines_total")
             == sum(samples.expected_counts(written).values()))
+    # Lines counted into minutes that already read as complete (LATENESS 0, lines from 10 minutes
+    # back): the mark each batch was committed on top of lies between the first mark (stored before
+    # the waves) and the last, so the count lies between what those two marks make late.
+    def late_by(counts: dict[str, int], mark_s: float) -> int:
+        complete_before = datetime.fromtimestamp(mark_s, UTC).replace(tzinfo=None)
+        return sum(n for minute, n in counts.items()
+                   if datetime.strptime(minute, "%Y-%m-%d %H:%M:%S") + timedelta(minutes=1) <= complete_before)
+    for name, counts in (("errorcount_late_error_lines_total", samples.expected_counts(written)),
+                         ("errorcount_late_lines_total", samples.expected_lines(written))):
+        assert 0 < late_by(counts, marks[0]) <= both(name) <= late_by(counts, job_mark), name
     for log_time, errors, lines, ratio, complete in rows:
         assert bool(complete) == (log_time + timedelta(minutes=1) <= complete_before)
         assert ratio is None if not lines else abs(float(ratio) - errors / lines) < 1e-4

@@ -4,7 +4,7 @@ statement of the contract (every record committed before the mark lies below the
 
 import random
 
-from errorcount.counted_through import Marks, Observation, Through, advance, oldest, thinned, through, unshrunk
+from errorcount.counted_through import Marks, Observation, Through, advance, into_complete, oldest, thinned, through, unshrunk
 from errorcount.offsets import TopicPartition
 
 A0, A1, B0 = TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("b", 0)
@@ -127,3 +127,13 @@ def simulate(seed: int) -> int:
 
 def test_the_marks_never_run_ahead_of_what_is_counted():
     assert sum(simulate(seed) for seed in range(16)) > 500
+
+
+def test_counts_land_in_a_complete_minute_when_the_minute_ended_at_or_before_the_mark_less_lateness():
+    # minute 100 is [6 000 000, 6 060 000) ms: complete once complete_before reaches its end
+    minutes = {99: 4, 100: 3, 101: 5, 102: 0}
+    assert into_complete(minutes, None) == (0, None)  # no mark yet: nothing reads as complete
+    assert into_complete(minutes, 6_059_999) == (4, 99)
+    assert into_complete(minutes, 6_060_000) == (7, 99)  # the minute's end itself
+    assert into_complete(minutes, 6_180_000) == (12, 99)  # a minute of 0 is no minute that changed
+    assert into_complete({}, 6_180_000) == (0, None)

@@ -31,7 +31,8 @@ def test_every_job_series_exists_at_zero_before_the_first_batch():
                  "errorcount_rejected_records_total", "errorcount_dead_letters_total", "errorcount_commit_retries_total",
                  "errorcount_query_restarts_total", "errorcount_lag_mirror_failures_total", "errorcount_epoch",
                  "errorcount_lag_seconds", "errorcount_last_commit_timestamp_seconds", "errorcount_overflow_lines_total",
-                 "errorcount_batch_duration_seconds_count"):
+                 "errorcount_batch_duration_seconds_count", "errorcount_late_error_lines_total",
+                 "errorcount_late_lines_total"):
         assert value(metrics, name) == 0, name
 
 
