@@ -1,9 +1,10 @@
 """The error-ratio rules of conf/prometheus/alerts.yml evaluated on made-up scrapes: which burn-rate
 alerts fire for a job that counts no lines, one that burns its budget, one within it, an idle one,
 one restarted with COUNT_LINES turned on; when the completeness alert fires for a job whose
-counted_through follows the clock, stops, or is not known yet; and when the clock alert fires.
+counted_through follows the clock, stops, or is not known yet; when the clock alert fires; and
+when lines counted into complete minutes fire theirs.
 The evaluator here is a second, independent reading of PromQL's semantics for the constructs the
-rules use (instant and range selectors, rate, time(), sum/max by, vector matching with on(), arithmetic
+rules use (instant and range selectors, rate, increase, time(), sum/max by, vector matching with on(), arithmetic
 with IEEE division, filtering comparisons, and, abs), run at Prometheus's default rule interval (1 m)
 with each alert's `for:`. The rules' syntax is checked against Prometheus's grammar in
 test_prometheus_conf.py."""
@@ -50,8 +51,8 @@ class Evaluator:
             return {labels: [v for at, v in samples if t - LOOKBACK_S < at <= t][-1]
                     for labels, samples in self.metrics.get(expr.name, {}).items()
                     if any(t - LOOKBACK_S < at <= t for at, _v in samples)}
-        if isinstance(expr, promql.Call) and expr.func.name == "rate":
-            return self.rate(expr.args[0], t)
+        if isinstance(expr, promql.Call) and expr.func.name in ("rate", "increase"):
+            return self.rate(expr.args[0], t, per_second=expr.func.name == "rate")
         if isinstance(expr, promql.Call) and expr.func.name == "abs":
             return {labels: abs(value) for labels, value in self.at(expr.args[0], t).items()}
         if isinstance(expr, promql.Call) and expr.func.name == "time":
@@ -62,15 +63,15 @@ class Evaluator:
             return self.binary(expr, t)
         raise AssertionError(f"the evaluator does not know {expr}: extend it")
 
-    def rate(self, matrix, t: float) -> dict:
-        """Per-second increase over the range, counter resets included (no extrapolation: it scales
-        a rate, never makes one zero or not)."""
+    def rate(self, matrix, t: float, per_second: bool = True) -> dict:
+        """Increase over the range (per second for rate()), counter resets included (no extrapolation:
+        it scales an increase, never makes one zero or not)."""
         span = matrix.range / timedelta(seconds=1)
         out = {}
         for labels, samples in self.metrics.get(matrix.vector_selector.name, {}).items():
             inside = [v for at, v in samples if t - span < at <= t]
             if len(inside) >= 2:
-                out[labels] = sum(b - a if b >= a else b for a, b in itertools.pairwise(inside)) / span
+                out[labels] = sum(b - a if b >= a else b for a, b in itertools.pairwise(inside)) / (span if per_second else 1)
         return out
 
     def aggregate(self, expr, t: float) -> dict:
@@ -115,7 +116,7 @@ class Evaluator:
         for alert in ALERTS:
             if reads not in alert["expr"]:
                 continue
-            held = promql.parse_duration(alert.get("for", "0s")) / timedelta(seconds=1)
+            held = promql.parse_duration(alert["for"]) / timedelta(seconds=1) if "for" in alert else 0.0
             steps = [t - k * EVALUATION_S for k in range(int(held // EVALUATION_S) + 1)]
             if all(self.at(promql.parse(alert["expr"]), step) for step in steps):
                 fired.add(alert["alert"])
@@ -230,3 +231,29 @@ def first_clock_alert(evaluator: Evaluator) -> float | None:
 ], ids=["synchronised", "8-s", "hour-behind", "hour-ahead", "14-min", "12-s-behind"])
 def test_the_clock_alert_fires_after_15_minutes_more_than_10_s_apart_either_way(at, fires_at):
     assert first_clock_alert(Evaluator(skews(at))) == fires_at
+
+
+LATE = ("errorcount_late_error_lines_total", "errorcount_late_lines_total")
+
+
+def late(errors: Callable[[float], float], lines: Callable[[float], float]) -> dict[str, Series]:
+    """The two late-line counters of one driver scraped every 15 s for HOURS: their values at t."""
+    labels = frozenset({("job_name", "web"), ("instance", "host:9108")})
+    times = [k * SCRAPE_S for k in range(HOURS * 3600 // SCRAPE_S + 1)]
+    return {name: {labels: [(t, at(t)) for t in times]} for name, at in zip(LATE, (errors, lines), strict=True)}
+
+
+def late_alert_minutes(evaluator: Evaluator) -> list[int]:
+    """The minutes (Prometheus's 1 m grid) at which the late-lines alert fires."""
+    return [t // 60 for t in range(0, HOURS * 3600 + 1, EVALUATION_S) if evaluator.firing(t, reads="late_")]
+
+
+@pytest.mark.parametrize(("errors", "lines", "minutes"), [
+    (lambda t: 0.0, lambda t: 0.0, []),                                          # none late
+    (lambda t: 3.0 if t >= 3600 else 0.0, lambda t: 0.0, list(range(60, 120))),  # 3 ERROR lines at 1 h, COUNT_LINES off
+    (lambda t: 0.0, lambda t: 40.0 if t >= 3600 else 0.0, list(range(60, 120))),  # non-ERROR lines only
+    # late at 1 h, then the driver restarted at 2 h (its counters back to 0): no new alert
+    (lambda t: 2.0 if 3600 <= t < 7200 else 0.0, lambda t: 9.0 if 3600 <= t < 7200 else 0.0, list(range(60, 120))),
+], ids=["none", "errors", "lines", "restart"])
+def test_the_late_lines_alert_fires_for_the_hour_after_a_line_lands_in_a_complete_minute(errors, lines, minutes):
+    assert late_alert_minutes(Evaluator(late(errors, lines))) == minutes
