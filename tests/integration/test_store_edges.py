@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+import pymysql
 import pytest
 
 from errorcount import store
@@ -13,7 +14,9 @@ from errorcount.errors import ConfigError, FencedError
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, TopicState, plan_start
+from errorcount.store import mysql
 from errorcount.store.series import SeriesStore
+from tests.harness import admin_db
 from tests.harness.admin_db import drop_counts_table
 from tests.support import job_connection, local_stack, query, release_counts_table, series_counts, series_totals, unique
 
@@ -208,3 +211,25 @@ def test_lines_are_stored_beside_errors_per_minute_and_series_and_the_overflow_c
 
 def minute_text(minute: int) -> str:
     return (datetime(1970, 1, 1) + timedelta(minutes=minute)).strftime("%Y-%m-%d %H:%M:00")
+
+
+def test_the_servers_own_table_full_error_is_waited_out_as_out_of_space():
+    """A real 1114 ("The table ... is full") from this server, as a disk that filled gives: a
+    MEMORY table over the session's max_heap_table_size (its minimum, 16 KiB; the admin account,
+    the job's has no CREATE TEMPORARY TABLES). The job's transaction helper rolls it back, and the
+    error reads as the server out of space, retried."""
+    conn = admin_db.connect()
+    with mysql.transaction(conn) as cursor:
+        cursor.execute("SET SESSION max_heap_table_size = 16384")
+        cursor.execute("CREATE TEMPORARY TABLE filling (v VARCHAR(255)) ENGINE=MEMORY")
+    with pytest.raises(pymysql.MySQLError) as full, mysql.transaction(conn) as cursor:
+        for _ in range(1000):  # 255-byte rows: the table is full after about 60
+            cursor.execute("INSERT INTO filling VALUES (REPEAT('x', 255))")
+    assert full.value.args[0] == 1114, full.value
+    assert mysql.is_transient(full.value)
+    env = local_stack()
+    said = mysql.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))(full.value)
+    assert said.startswith(f"the SQL server at 127.0.0.1:{env['MYSQL_PORT']} is out of disk space or memory"), said
+    with mysql.transaction(conn) as cursor:  # the connection goes on
+        cursor.execute("DROP TEMPORARY TABLE filling")
+    conn.close()
