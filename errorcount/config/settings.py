@@ -12,6 +12,10 @@ Adding a setting is one entry here (docs/configuration.md shows one), then `make
 import re
 from dataclasses import dataclass
 
+# How much longer than MYSQL_IDLE_TIMEOUT (its longest lock wait) the job waits for a statement's
+# reply: its own work on top (errorcount/store/mysql.py connect_args; the setting's note says it)
+MYSQL_REPLY_MARGIN_S = 30
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -87,7 +91,7 @@ SETTINGS: tuple[Setting, ...] = (
             note="Bounds how long a frozen driver (a paused VM, a node cut off) can hold the job's row locks: its "
                  "transaction is rolled back, the next instance takes over, the frozen one is fenced when it wakes. "
                  "Set as the job session's wait_timeout and innodb_lock_wait_timeout; the job waits for a reply "
-                 "this plus 30 s (a statement to a hung SQL server fails after about three times that: the "
+                 f"this plus {MYSQL_REPLY_MARGIN_S} s (a statement to a hung SQL server fails after about three times that: the "
                  "connection's ping and reconnect wait as long), so the server's lock-wait answer comes first."),
     Setting("TRIGGER_INTERVAL", str, "1 second", "micro-batch interval (Spark processing-time trigger)",
             pattern=r"\d+ (milliseconds?|seconds?|minutes?)", shape="'5 seconds'", group="Batches"),

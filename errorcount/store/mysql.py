@@ -14,6 +14,7 @@ from dbutils.steady_db import SteadyDBConnection
 from dbutils.steady_db import connect as steady_connect
 
 from errorcount.config.load import Config
+from errorcount.config.settings import MYSQL_REPLY_MARGIN_S
 from errorcount.errors import ConfigError
 from errorcount.faults import Hooks
 from errorcount.retry import first_line
@@ -34,9 +35,6 @@ def tls_args(cfg: Config) -> dict:
     return {"ssl": context}  # a context makes TLS required: no server without it is accepted
 
 
-REPLY_MARGIN_S = 30  # a statement's own work on top of the longest lock wait it may sit through
-
-
 def connect_args(cfg: Config) -> dict:
     """PyMySQL connection arguments, TLS as MYSQL_SSL_MODE says. The client waits for a reply longer
     than the session lets a statement wait on locks (innodb_lock_wait_timeout = MYSQL_IDLE_TIMEOUT,
@@ -47,7 +45,7 @@ def connect_args(cfg: Config) -> dict:
     on the way wait as long each), into the job's outage retries."""
     return dict(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
                 database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
-                connect_timeout=cfg.mysql_connect_timeout, read_timeout=int(cfg.mysql_idle_timeout) + REPLY_MARGIN_S,
+                connect_timeout=cfg.mysql_connect_timeout, read_timeout=int(cfg.mysql_idle_timeout) + MYSQL_REPLY_MARGIN_S,
                 write_timeout=60, **tls_args(cfg))
 
 
