@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run_command(argv)
     except (KafkaException, RuntimeError) as error:
-        reason = error.args[0].str() if isinstance(error, KafkaException) and error.args else str(error)
+        said = error.args[0] if error.args else error
+        reason = said.str() if isinstance(said, KafkaError) else str(said)  # KafkaError's own words, not its repr
         print(f"kafka_admin {' '.join(argv[:2])}: Kafka at {bootstrap()} did not answer ({reason}); check that the "
               "broker is up (make up starts the local one) and KAFKA_BOOTSTRAP_SERVERS", file=sys.stderr)
         return EXIT_UNAVAILABLE
