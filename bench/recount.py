@@ -14,9 +14,10 @@ from bench import phases, procs
 from errorcount.config.dimensions import SEPARATOR
 from errorcount.config.load import load_config
 from errorcount.config.rules import Rules
+from errorcount.offsets import minute_text
 from errorcount.recount.count import within
 from errorcount.recount.diff import Figures
-from errorcount.recount.plan import Range, minute_text, parse_minute
+from errorcount.recount.plan import Range, parse_minute
 from errorcount.recount.run import chunks
 from errorcount.store import Store, mysql
 from errorcount.store.recount import RecountStore

@@ -99,6 +99,11 @@ def minute_key(epoch_minute: int) -> str:
     return (_EPOCH + timedelta(minutes=epoch_minute)).strftime("%Y-%m-%d %H:%M:00")
 
 
+def minute_text(minute: int) -> str:
+    """An epoch minute as the counts table writes it, without seconds: YYYY-MM-DD HH:MM."""
+    return minute_key(minute)[:16]
+
+
 def epoch_minute(log_time: datetime) -> int:
     """A DATETIME minute as MySQL returns it (naive) -> epoch minute: minute_key's inverse, no zone."""
     return (log_time - _EPOCH) // timedelta(minutes=1)

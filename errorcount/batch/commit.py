@@ -78,7 +78,7 @@ class LateLines:
             return
         self.watch.late(errors, lines)
         self.errors, self.lines = self.errors + errors, self.lines + lines
-        self.oldest = min(m for m in (self.oldest, oldest_error, oldest_line) if m is not None)
+        oldest = self.oldest = min(m for m in (self.oldest, oldest_error, oldest_line) if m is not None)
         now = self.clock()
         if self.warned_at is not None and now - self.warned_at < self.every_s:
             return
@@ -86,13 +86,9 @@ class LateLines:
                     "their own time lay more than LATENESS (%d s) before counted_through when they were counted (a "
                     "late or backfilling producer, a producer's clock behind). Those minutes' counts changed after "
                     "they were complete; raise LATENESS if that matters (docs/operations.md, 'Complete minutes')",
-                    self.errors, f" ({self.lines} lines in all)" if self.lines else "", minute_text(self.oldest),
+                    self.errors, f" ({self.lines} lines in all)" if self.lines else "", offsets.minute_text(oldest),
                     "" if self.warned_at is None else f" in the last {now - self.warned_at:.0f} s", self.lateness_s)
         self.errors, self.lines, self.oldest, self.warned_at = 0, 0, None, now
-
-
-def minute_text(epoch_minute: int | None) -> str:
-    return "-" if epoch_minute is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(epoch_minute * 60))
 
 
 class CommitStep:

@@ -4,7 +4,8 @@
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from errorcount.recount.plan import Range, minute_text
+from errorcount.offsets import minute_text
+from errorcount.recount.plan import Range
 
 Counts = Mapping[int, tuple[int, int]]  # epoch minute: (log_count, line_count)
 

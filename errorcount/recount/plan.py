@@ -21,7 +21,7 @@ from datetime import datetime
 
 from errorcount.config.rules import Rules
 from errorcount.errors import EXIT_CONFIG, EXIT_DATA_LOSS, ConfigError
-from errorcount.offsets import TopicPartition, epoch_minute, minute_key
+from errorcount.offsets import TopicPartition, epoch_minute, minute_text
 
 
 @dataclass(frozen=True)
@@ -184,8 +184,3 @@ def parse_minute(text: str, what: str) -> int:
         raise ConfigError(f"{what}={text!r} is not a minute: write it as YYYY-MM-DD HH:MM, in UTC as the counts table "
                           "keys minutes (e.g. '2026-11-19 00:00')") from None
     return epoch_minute(moment)
-
-
-def minute_text(minute: int) -> str:
-    """An epoch minute as the counts table writes it, without seconds: YYYY-MM-DD HH:MM."""
-    return minute_key(minute)[:16]

@@ -19,12 +19,12 @@ from errorcount.errors import FencedError, JobStop
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.kafka.admin import KafkaAdmin
 from errorcount.kafka.client import KafkaClient
-from errorcount.offsets import Position, TopicPartition
+from errorcount.offsets import Position, TopicPartition, minute_text
 from errorcount.pipeline.classify import Contract
 from errorcount.recount import diff, facts, plan
 from errorcount.recount.count import Counter, added, within
 from errorcount.recount.diff import Figures
-from errorcount.recount.plan import Range, Refusal, minute_text
+from errorcount.recount.plan import Range, Refusal
 from errorcount.retry import retry
 from errorcount.store import mysql
 from errorcount.store.recount import JobRow, RecountStore

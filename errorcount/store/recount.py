@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from errorcount.config.rules import Rules
 from errorcount.errors import ConfigError
 from errorcount.faults import NO_FAULTS, Hooks
-from errorcount.offsets import Position, TopicPartition, epoch_minute, minute_key
+from errorcount.offsets import Position, TopicPartition, epoch_minute, minute_key, minute_text
 from errorcount.recount import diff
 from errorcount.recount.diff import Figures
-from errorcount.recount.plan import Range, minute_text
+from errorcount.recount.plan import Range
 from errorcount.store.mysql import ServerCursor, transaction, with_table
 from errorcount.store.rows import GIVEN_UP
 from errorcount.store.series import SeriesStore

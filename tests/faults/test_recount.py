@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from errorcount.errors import FencedError
-from errorcount.recount.plan import minute_text
+from errorcount.offsets import minute_text
 from errorcount.recount.run import Recount
 from errorcount.store.recount import lock_name
 from errorcount.tools import kafka_admin
