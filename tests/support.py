@@ -125,10 +125,15 @@ def sql_server() -> str:
     return local_stack()["MYSQL_SERVER"]
 
 
+def sql_server_pid() -> int:
+    """The running native SQL server's process (scripts/db.sh keeps its PID file)."""
+    return int((ROOT / ".local" / sql_server() / "mysqld.pid").read_text(encoding="utf-8"))
+
+
 def kill_sql_server() -> None:
     """SIGKILLs the running SQL server at once (no shutdown, no fork: a kill aimed at an open
-    transaction must not wait for a shell to start); scripts/db.sh keeps its PID file."""
-    pid = int((ROOT / ".local" / sql_server() / "mysqld.pid").read_text(encoding="utf-8"))
+    transaction must not wait for a shell to start)."""
+    pid = sql_server_pid()
     os.kill(pid, signal.SIGKILL)
     wait_until(lambda: not process_alive(pid), 30, "the killed SQL server to be gone", interval=0.05)
 

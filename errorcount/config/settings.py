@@ -91,8 +91,8 @@ SETTINGS: tuple[Setting, ...] = (
             note="Bounds how long a frozen driver (a paused VM, a node cut off) can hold the job's row locks: its "
                  "transaction is rolled back, the next instance takes over, the frozen one is fenced when it wakes. "
                  "Set as the job session's wait_timeout and innodb_lock_wait_timeout; the job waits for a reply "
-                 f"this plus {MYSQL_REPLY_MARGIN_S} s (a statement to a hung SQL server fails after about three times that: the "
-                 "connection's ping and reconnect wait as long), so the server's lock-wait answer comes first."),
+                 f"this plus {MYSQL_REPLY_MARGIN_S} s (a statement to a hung SQL server fails after that long, into the "
+                 "outage retries), so the server's lock-wait answer comes first."),
     Setting("TRIGGER_INTERVAL", str, "1 second", "micro-batch interval (Spark processing-time trigger)",
             pattern=r"\d+ (milliseconds?|seconds?|minutes?)", shape="'5 seconds'", group="Batches"),
     Setting("MAX_OFFSETS_PER_TRIGGER", int, "500000", "most records per micro-batch (0 = no limit)",

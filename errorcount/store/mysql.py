@@ -10,14 +10,14 @@ import ssl
 from collections.abc import Callable, Iterator
 
 import pymysql
-from dbutils.steady_db import SteadyDBConnection
-from dbutils.steady_db import connect as steady_connect
+from pymysql.connections import Connection as Raw
 
 from errorcount.config.load import Config
 from errorcount.config.settings import MYSQL_REPLY_MARGIN_S
 from errorcount.errors import ConfigError
 from errorcount.faults import Hooks
 from errorcount.retry import first_line
+from errorcount.store.connection import Connection
 
 
 def tls_args(cfg: Config) -> dict:
@@ -41,8 +41,8 @@ def connect_args(cfg: Config) -> dict:
     session_settings): a new instance waiting on a frozen one's locks gets the lock, or the
     server's own lock-wait error, instead of cutting the wait and retrying it as a lost connection
     (which, with MYSQL_IDLE_TIMEOUT past RETRY_SECONDS, ended it as unreachable: exit 5). A statement
-    to a server that hangs fails after about three times that silence (DBUtils' ping and reconnect
-    on the way wait as long each), into the job's outage retries."""
+    to a server that hangs fails after that silence, once per attempt (connection.py), into the
+    job's outage retries."""
     return dict(host=cfg.mysql_host, port=cfg.mysql_port, user=cfg.mysql_user, password=cfg.mysql_password,
                 database=cfg.mysql_database, charset="utf8mb4", autocommit=False,
                 connect_timeout=cfg.mysql_connect_timeout, read_timeout=int(cfg.mysql_idle_timeout) + MYSQL_REPLY_MARGIN_S,
@@ -58,18 +58,37 @@ def session_settings(cfg: Config) -> list[str]:
             f"SET SESSION wait_timeout = {idle}", f"SET SESSION innodb_lock_wait_timeout = {idle}"]
 
 
-def connect(cfg: Config) -> SteadyDBConnection:
-    """A DBUtils steady connection: reconnects between transactions, never inside one
-    (ping=2: the connection is checked, and replaced if dead, whenever a cursor is created).
-    Raises ConfigError for bad credentials; connection failures propagate (callers retry)."""
-    try:
-        return steady_connect(
-            creator=pymysql, ping=2, setsession=session_settings(cfg), **connect_args(cfg))
-    except pymysql.err.OperationalError as error:
-        if error.args and error.args[0] in (1044, 1045, 1049):  # access denied, bad password, unknown database
-            raise ConfigError(f"MySQL refused {cfg.mysql_user}@{cfg.mysql_host}:{cfg.mysql_port}/{cfg.mysql_database}: "
-                              f"{error.args[-1]}; check MYSQL_USER, the password and MYSQL_DATABASE") from None
-        raise
+def opener(cfg: Config, **overrides) -> Callable[[], Raw]:
+    """Opens a PyMySQL connection with the job's arguments (`overrides` on top) and session. Raises
+    ConfigError for bad credentials or an unknown database, at a start and at every reconnect (a
+    password rotated under a running job stops it as a config error, not as an outage); other
+    failures propagate (callers retry)."""
+    args, session = {**connect_args(cfg), **overrides}, session_settings(cfg)
+
+    def open_raw() -> Raw:
+        try:
+            raw = pymysql.connect(**args)
+        except pymysql.err.OperationalError as error:
+            if error.args and error.args[0] in (1044, 1045, 1049):  # access denied, bad password, unknown database
+                raise ConfigError(f"MySQL refused {cfg.mysql_user}@{cfg.mysql_host}:{cfg.mysql_port}/{cfg.mysql_database}: "
+                                  f"{error.args[-1]}; check MYSQL_USER, the password and MYSQL_DATABASE") from None
+            raise
+        try:
+            with raw.cursor() as cursor:
+                for statement in session:
+                    cursor.execute(statement)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                raw.close()
+            raise
+        return raw
+    return open_raw
+
+
+def connect(cfg: Config) -> Connection:
+    """The job's connection (errorcount/store/connection.py): replaced between transactions when the
+    server dropped it, never inside one."""
+    return Connection(opener(cfg))
 
 
 # The server out of disk space or memory: the statement failed and the transaction is rolled back
@@ -143,10 +162,9 @@ def for_server(statement: str, mariadb: bool) -> str:
     return head + ") ON DUPLICATE KEY UPDATE " + NEW_COLUMN.sub(r"VALUES(\1)", tail)
 
 
-def is_mariadb(conn) -> bool:
-    """Whether the server is MariaDB, from its version in the connection's handshake (no query);
-    `conn` a steady connection (mysql.connect) or a PyMySQL one."""
-    return "mariadb" in str(getattr(conn, "dbapi_connection", conn).get_server_info()).lower()
+def is_mariadb(raw: Raw) -> bool:
+    """Whether the server is MariaDB, from its version in the connection's handshake (no query)."""
+    return "mariadb" in str(raw.get_server_info()).lower()
 
 
 class ServerCursor:
@@ -194,21 +212,21 @@ class AlreadyApplied(Exception):
 
 
 @contextlib.contextmanager
-def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterator[ServerCursor]:
-    """BEGIN ... COMMIT; any exception rolls back and propagates. A connection lost during
-    COMMIT itself raises CommitOutcomeUnknown, because the server may have committed.
-    `hooks` (a batch's commit only) are the test fault points around COMMIT."""
-    raw = conn.cursor()  # first: outside a transaction this replaces a dead connection
-    cursor = ServerCursor(raw, is_mariadb(conn))  # the connection the cursor just made sure of
+def transaction(conn: Connection, hooks: Hooks | None = None) -> Iterator[ServerCursor]:
+    """BEGIN ... COMMIT; any exception ends the transaction (end_failed) and propagates. A
+    connection lost during COMMIT itself raises CommitOutcomeUnknown, because the server may have
+    committed. `hooks` (a batch's commit only) are the test fault points around COMMIT."""
+    raw = conn.usable()  # first: a connection the server dropped is replaced here, outside a transaction
+    cursor = ServerCursor(raw.cursor(), is_mariadb(raw))
     try:
-        conn.begin()  # inside the try: a failed BEGIN must be rolled back too, or DBUtils stays "in a transaction"
+        raw.begin()
         yield cursor
         if hooks:
             hooks.crash("before_commit")
             if hooks.lose_commit("commit_lost_unapplied"):
                 raise CommitOutcomeUnknown("test fault: connection lost before COMMIT reached the server")
         try:
-            conn.commit()
+            raw.commit()
         except Exception as error:
             if is_transient(error):
                 raise CommitOutcomeUnknown(f"connection lost during COMMIT: {error}") from error
@@ -216,9 +234,23 @@ def transaction(conn: SteadyDBConnection, hooks: Hooks | None = None) -> Iterato
         if hooks and hooks.lose_commit("commit_lost_applied"):
             raise CommitOutcomeUnknown("test fault: COMMIT applied but its reply was lost")
     except BaseException:
-        with contextlib.suppress(Exception):
-            conn.rollback()
+        end_failed(conn, raw)
         raise
     finally:
         with contextlib.suppress(Exception):
-            raw.close()
+            cursor.cursor.close()
+
+
+def end_failed(conn: Connection, raw: Raw) -> None:
+    """After a failure inside a transaction: a connection still open (the server answered with an
+    error, or the job's own code raised between statements) is rolled back; one that PyMySQL closed
+    (a reply lost or not given within the read timeout) is dropped without another round trip, and
+    the server rolls its transaction back when it notices (a hung one: when it goes on). A failed
+    rollback drops the connection too. The next transaction opens a new one (Connection.usable)."""
+    if raw.open:
+        try:
+            raw.rollback()
+            return
+        except Exception:  # noqa: BLE001  # whatever it was, the connection is not to be trusted
+            pass
+    conn.discard()

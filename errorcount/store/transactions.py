@@ -11,8 +11,6 @@ from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from dbutils.steady_db import SteadyDBConnection
-
 from errorcount import offsets
 from errorcount.config.rules import Rules
 from errorcount.counted_through import Through
@@ -23,6 +21,7 @@ from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, Row
 from errorcount.store import marks as counted_marks
 from errorcount.store import schema
+from errorcount.store.connection import Connection
 from errorcount.store.mysql import (
     AlreadyApplied,
     ServerCursor,
@@ -69,7 +68,7 @@ class Store:
     `series` writes the per-dimension counts (GROUP_BY), when set. `epoch`: none taken yet (0), or
     one the caller knows this instance holds (tests)."""
 
-    def __init__(self, conn: SteadyDBConnection, job: str, topics: Container[str], counts_table: str = schema.COUNTS_TABLE,
+    def __init__(self, conn: Connection, job: str, topics: Container[str], counts_table: str = schema.COUNTS_TABLE,
                  hooks: Hooks = NO_FAULTS, series: SeriesStore | None = None, epoch: int = 0, lateness_s: int = 0):
         self.conn, self.job, self.topics, self.counts_table, self.hooks = conn, job, topics, counts_table, hooks
         self.series = series

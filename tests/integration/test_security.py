@@ -142,7 +142,7 @@ def test_names_with_quotes_and_unicode_round_trip(admin):
         job_store.commit_batch(batch, {}, of_topic(topic, {0: 5, 3: 9}), {topic: "ID"})
         assert job_store.load_offsets() == of_topic(topic, {0: 5, 3: 9})
         assert store.Store(conn, job.upper(), [topic]).load_offsets() == {}  # byte-wise: a different job
-        with conn.cursor() as cursor:
+        with mysql.transaction(conn) as cursor:
             cursor.execute("SELECT job, topic, records FROM ingest_batches WHERE job = %s", (job,))
             assert cursor.fetchall() == ((job, topic, 14),)
     finally:
@@ -160,7 +160,7 @@ def local_ca() -> str:
 def test_mysql_ssl_ca_makes_the_job_connect_over_verified_tls():
     conn = job_connection(MYSQL_SSL_CA=local_ca(), MYSQL_SSL_MODE="verify_ca")
     try:
-        with conn.cursor() as cursor:
+        with mysql.transaction(conn) as cursor:
             cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
             assert cursor.fetchone()[1], "the session is not encrypted"
     finally:
@@ -171,9 +171,11 @@ def test_mysql_ssl_ca_makes_the_job_connect_over_verified_tls():
 def test_mysql_ssl_mode_decides_whether_the_session_is_encrypted(mode, encrypted):
     conn = job_connection(MYSQL_SSL_MODE=mode)
     try:
-        with conn.cursor() as cursor:
-            cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
-            assert bool(cursor.fetchone()[1]) == encrypted
+        for _ in range(3):
+            with mysql.transaction(conn) as cursor:
+                cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+                assert bool(cursor.fetchone()[1]) == encrypted
+        assert conn.made == 1  # an idle connection, TLS or not, reads as open: no reconnect per transaction
     finally:
         conn.close()
 

@@ -8,7 +8,6 @@ import re
 
 import pymysql
 import pytest
-from dbutils.steady_db import connect as steady_connect
 
 from errorcount import store
 from errorcount.config.load import load_config
@@ -17,6 +16,7 @@ from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import TopicState, plan_start
 from errorcount.store import marks, mysql, retention, schema, series, transactions
+from errorcount.store.connection import Connection
 from errorcount.store.series import SeriesStore
 from tests.harness.admin_db import drop_counts_table
 from tests.support import app_password, local_stack, query, release_counts_table, unique
@@ -63,8 +63,7 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
     release_counts_table(admin, table)
     cfg = load_config([], {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": local_stack()["MYSQL_PORT"]})
     Watching.executed, Watching.warnings = [], []
-    conn = steady_connect(creator=pymysql, ping=2, setsession=mysql.session_settings(cfg), cursorclass=Watching,
-                          **mysql.connect_args(cfg))
+    conn = Connection(mysql.opener(cfg, cursorclass=Watching))
     try:
         job_store = store.Store(conn, job, [topic, gone], table, series=SeriesStore(job, "level", max_series=1))
         job_store.verify_schema(cfg.mysql_database)

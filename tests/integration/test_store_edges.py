@@ -1,7 +1,11 @@
 """The job's transactions at their edges, against the real server without Spark: a COMMIT that
-applied late, counts past 2^31, a counts table per job, what the startup check refuses, and a
-skip over many partitions with long reasons."""
+applied late, counts past 2^31, a counts table per job, what the startup check refuses, a skip
+over many partitions with long reasons, a full table, a connection the server dropped and a server
+that hangs."""
 
+import os
+import signal
+import time
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -10,15 +14,28 @@ import pymysql
 import pytest
 
 from errorcount import store
+from errorcount.config.load import load_config
 from errorcount.errors import ConfigError, FencedError
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, TopicState, plan_start
 from errorcount.store import mysql
+from errorcount.store.connection import Connection
 from errorcount.store.series import SeriesStore
 from tests.harness import admin_db
 from tests.harness.admin_db import drop_counts_table
-from tests.support import job_connection, local_stack, query, release_counts_table, series_counts, series_totals, unique
+from tests.support import (
+    app_password,
+    job_connection,
+    local_stack,
+    query,
+    release_counts_table,
+    series_counts,
+    series_totals,
+    sql_server_pid,
+    unique,
+    wait_until,
+)
 
 pytestmark = pytest.mark.mysql
 MINUTE = 35_000_000  # an epoch minute in 2036
@@ -218,7 +235,7 @@ def test_the_servers_own_table_full_error_is_waited_out_as_out_of_space():
     MEMORY table over the session's max_heap_table_size (its minimum, 16 KiB; the admin account,
     the job's has no CREATE TEMPORARY TABLES). The job's transaction helper rolls it back, and the
     error reads as the server out of space, retried."""
-    conn = admin_db.connect()
+    conn = Connection(admin_db.connect)
     with mysql.transaction(conn) as cursor:
         cursor.execute("SET SESSION max_heap_table_size = 16384")
         cursor.execute("CREATE TEMPORARY TABLE filling (v VARCHAR(255)) ENGINE=MEMORY")
@@ -232,4 +249,56 @@ def test_the_servers_own_table_full_error_is_waited_out_as_out_of_space():
     assert said.startswith(f"the SQL server at 127.0.0.1:{env['MYSQL_PORT']} is out of disk space or memory"), said
     with mysql.transaction(conn) as cursor:  # the connection goes on
         cursor.execute("DROP TEMPORARY TABLE filling")
+    conn.close()
+
+
+def test_a_connection_the_server_dropped_is_replaced_before_the_next_transaction(conn, admin):
+    """The server ended the job's idle connection (its idle limit, a KILL, a restart): the next
+    transaction opens a new one first and runs; nothing fails, nothing is retried."""
+    with mysql.transaction(conn) as cursor:
+        cursor.execute("SELECT CONNECTION_ID()")
+        (first,) = cursor.fetchone()
+    query(admin, f"KILL CONNECTION {int(first)}")
+    wait_until(lambda: not query(admin, "SELECT ID FROM information_schema.PROCESSLIST WHERE ID = %s", (first,)),
+               30, "the killed connection to be gone")
+    with mysql.transaction(conn) as cursor:
+        cursor.execute("SELECT CONNECTION_ID()")
+        (second,) = cursor.fetchone()
+    assert second != first and conn.made == 2
+
+
+def test_a_hung_server_costs_one_read_timeout_per_attempt():
+    """A SQL server that hangs (SIGSTOP: it accepts connections and says nothing). An attempt waits
+    once, in its first statement, and opens no connection inside it; its error reads as a server
+    that did not answer, not as a lost connection. The next attempt's new connection waits once
+    more in its handshake, read the same way; when the server goes on, the next transaction runs.
+    (A short read timeout here; the job's is MYSQL_IDLE_TIMEOUT plus a margin, unit-tested.)"""
+    read_s, env = 3, local_stack()
+    cfg = load_config([], {"MYSQL_PASSWORD": app_password(), "MYSQL_PORT": env["MYSQL_PORT"]})
+    opened = Counter()
+    open_raw = mysql.opener(cfg, read_timeout=read_s)
+
+    def make():
+        opened["tries"] += 1
+        return open_raw()
+
+    conn, said = Connection(make), mysql.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))
+    pid = sql_server_pid()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for tries in (1, 2):  # the statement on the open connection; then the new connection's handshake
+            began = time.monotonic()
+            with pytest.raises(pymysql.err.OperationalError) as hung, mysql.transaction(conn) as cursor:
+                cursor.execute("SELECT 1")
+            waited = time.monotonic() - began
+            assert said(hung.value).startswith(f"MySQL at 127.0.0.1:{env['MYSQL_PORT']} did not answer"), hung.value
+            assert mysql.is_transient(hung.value)
+            assert opened["tries"] == tries, "a connection was opened inside a failed attempt"
+            assert waited < 2 * read_s, f"{waited:.1f} s: more than one read timeout ({read_s} s) in one attempt"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    with mysql.transaction(conn) as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
+    assert opened["tries"] == 3
     conn.close()
