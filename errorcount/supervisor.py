@@ -34,7 +34,7 @@ from errorcount.pipeline import classify, source
 from errorcount.pipeline.classify import Contract
 from errorcount.retry import QueryFailed, RestartPolicy, StopRequested, first_line, retry, stoppable_sleep
 from errorcount.stop_marker import StopMarker
-from errorcount.store import mysql, retention
+from errorcount.store import failures, mysql, retention
 from errorcount.store.clock import EarlierClock, ServerClock
 from errorcount.store.series import SeriesStore
 
@@ -79,7 +79,7 @@ class Job:
         self.marker = StopMarker(spark, cfg.stop_marker)
         # Backoff between retries and restarts ends early on a stop: nothing is in flight then.
         self.sleep = stoppable_sleep(self.stop_requested)
-        self.describe = mysql.failure_text(cfg.mysql_host, cfg.mysql_port)  # how a MySQL failure reads in the log
+        self.describe = failures.failure_text(cfg.mysql_host, cfg.mysql_port)  # how a MySQL failure reads in the log
         self.kafka = KafkaClient.of(cfg)
         # outlives query restarts; per-dimension counts are pruned only while GROUP_BY is on
         self.retention = retention.Retention(cfg.retention_days, series_days=cfg.series_retention_days if cfg.group_by else 0)

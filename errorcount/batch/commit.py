@@ -15,7 +15,7 @@ from errorcount.observe.watch import Watch
 from errorcount.offsets import APPLIED, FENCED, NOT_APPLIED
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.retry import retry
-from errorcount.store import mysql
+from errorcount.store import failures
 from errorcount.store.retention import Retention
 
 log = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ class CommitStep:
             raise
         except Exception as error:  # noqa: BLE001  # nothing was stored; the next try carries it
             log.warning("counted_through was not stored (%s); the next batch or heartbeat stores it",
-                        self.describe(error) if mysql.is_transient(error) else error)
+                        self.describe(error) if failures.is_transient(error) else error)
             return
         self.settled(marks)
 
@@ -165,7 +165,7 @@ class CommitStep:
             except store.CommitOutcomeUnknown as unknown:
                 log.warning("batch %d: %s; checking whether it was stored", batch_id, unknown)
                 stored, holder = retry("re-reading the stored offsets", self.store.load_holder, self.retry_seconds,
-                                       mysql.is_transient, describe=self.describe)
+                                       failures.is_transient, describe=self.describe)
                 outcome = unknown_outcome(before, after, stored, holder, self.store.epoch)
                 if outcome == APPLIED:
                     log.info("batch %d: the commit had been applied; carrying on", batch_id)
@@ -178,5 +178,5 @@ class CommitStep:
                                       "instance is writing this job. Make sure one runs per JOB_NAME.") from None
 
         retry(f"committing batch {batch_id}", attempt, self.retry_seconds,
-              lambda error: isinstance(error, RetryCommit) or mysql.is_transient(error), describe=self.describe,
+              lambda error: isinstance(error, RetryCommit) or failures.is_transient(error), describe=self.describe,
               on_retry=self.watch.commit_retried)

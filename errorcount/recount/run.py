@@ -26,7 +26,7 @@ from errorcount.recount.count import Counter, added, within
 from errorcount.recount.diff import Figures
 from errorcount.recount.plan import Range, Refusal
 from errorcount.retry import retry
-from errorcount.store import mysql
+from errorcount.store import failures, mysql
 from errorcount.store.recount import JobRow, RecountStore
 from errorcount.store.series import SeriesStore
 
@@ -69,7 +69,7 @@ class Recount:
         self.client = KafkaClient.of(cfg)
         self.counter = Counter(spark, self.client, Contract.of(cfg))
         self.recounted_by = f"{socket.gethostname()} pid {os.getpid()} recount {uuid.uuid4().hex[:12]}"
-        self.describe = mysql.failure_text(cfg.mysql_host, cfg.mysql_port)
+        self.describe = failures.failure_text(cfg.mysql_host, cfg.mysql_port)
 
     def mysql(self, what: str, action):
         return retry(what, action, self.cfg.retry_seconds, store.retry_outside_batch, describe=self.describe)

@@ -1,11 +1,11 @@
-"""The job's MySQL connection: its arguments (TLS as MYSQL_SSL_MODE says), its session, which
-failures are transient, how a failure reads in the log, and the one transaction helper every write
-runs in (transaction()). The job's transactions themselves: errorcount/store/transactions.py."""
+"""The job's MySQL connection: its arguments (TLS as MYSQL_SSL_MODE says), its session, the
+server's dialect and the one transaction helper every write runs in (transaction()). Which
+failures are transient and how they read: failures.py; the job's transactions themselves:
+transactions.py."""
 
 import contextlib
 import functools
 import re
-import socket
 import ssl
 from collections.abc import Callable, Iterator
 
@@ -16,8 +16,8 @@ from errorcount.config.load import Config
 from errorcount.config.settings import MYSQL_REPLY_MARGIN_S
 from errorcount.errors import ConfigError
 from errorcount.faults import Hooks
-from errorcount.retry import first_line
 from errorcount.store.connection import Connection
+from errorcount.store.failures import is_transient, read_only
 
 
 def tls_args(cfg: Config) -> dict:
@@ -89,62 +89,6 @@ def connect(cfg: Config) -> Connection:
     """The job's connection (errorcount/store/connection.py): replaced between transactions when the
     server dropped it, never inside one."""
     return Connection(opener(cfg))
-
-
-# The server out of disk space or memory: the statement failed and the transaction is rolled back
-# (transaction()), as after a lost connection; it may succeed once an operator frees space.
-# 1021 disk full, 1114 table full (its tablespace cannot grow), 1037/1038/1041 out of memory,
-# 1135 no thread; 3 (error writing a file) and 1030 (the storage engine's errno) only for ENOSPC.
-OUT_OF_RESOURCES = (1021, 1037, 1038, 1041, 1114, 1135)
-NO_SPACE = (3, 1030)
-
-
-def out_of_resources(error: BaseException) -> bool:
-    code = error.args[0] if isinstance(error, pymysql.err.MySQLError) and error.args else None
-    return code in OUT_OF_RESOURCES or (code in NO_SPACE and bool(re.search(r"\b28\b", str(error.args[-1]))))
-
-
-def is_transient(error: BaseException) -> bool:
-    """Connection loss, server gone, deadlock or lock timeout, the server out of space or memory:
-    the transaction was rolled back (or never began) and may be retried. Anything else is a real
-    error."""
-    if isinstance(error, pymysql.err.InterfaceError | ConnectionError | TimeoutError) or out_of_resources(error):
-        return True
-    return isinstance(error, pymysql.err.OperationalError) and bool(error.args) and error.args[0] in (
-        0, 1040, 1053, 1205, 1213, 1927, 2003, 2006, 2013, 2055)
-
-
-def port_open(host: str, port: int, timeout: float = 2.0) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout):
-            return True
-    except OSError:
-        return False
-
-
-def failure_text(host: str, port: int, probe: Callable[[str, int], bool] = port_open) -> Callable[[BaseException], str]:
-    """How a retried MySQL failure at host:port reads in the log: what happened, where. PyMySQL says `(0, '')`
-    for a connection that is gone, also when reconnecting to a server that is down, so a lost
-    connection is told apart from a refused one by trying the port (`probe`)."""
-    where = f"{host}:{port}"
-    refused = f"MySQL refused the connection or is unreachable at {where}"
-
-    def describe(error: BaseException) -> str:
-        code = error.args[0] if isinstance(error, pymysql.err.Error) and error.args else None
-        if code == 2003:
-            return refused
-        if isinstance(error, TimeoutError) or (code == 2013 and "timed out" in str(error)):
-            return (f"MySQL at {where} did not answer within the read timeout (MYSQL_IDLE_TIMEOUT plus a margin): "
-                    "a hung or overloaded server, or a network that drops packets")
-        if isinstance(error, pymysql.err.InterfaceError | ConnectionError) or code in (0, 2006, 2013, 2055):
-            return f"the connection to MySQL at {where} was lost" if probe(host, port) else refused
-        if code in (1205, 1213):
-            return f"MySQL rolled the transaction back ({first_line(error)})"
-        if out_of_resources(error):
-            return (f"the SQL server at {where} is out of disk space or memory ({first_line(error)}): free some on it; "
-                    "the transaction was rolled back")
-        return first_line(error)
-    return describe
 
 
 ROW_ALIAS = re.compile(r"\) AS new ON DUPLICATE KEY UPDATE ")
@@ -233,21 +177,22 @@ def transaction(conn: Connection, hooks: Hooks | None = None) -> Iterator[Server
             raise
         if hooks and hooks.lose_commit("commit_lost_applied"):
             raise CommitOutcomeUnknown("test fault: COMMIT applied but its reply was lost")
-    except BaseException:
-        end_failed(conn, raw)
+    except BaseException as error:
+        end_failed(conn, raw, error)
         raise
     finally:
         with contextlib.suppress(Exception):
             cursor.cursor.close()
 
 
-def end_failed(conn: Connection, raw: Raw) -> None:
-    """After a failure inside a transaction: a connection still open (the server answered with an
+def end_failed(conn: Connection, raw: Raw, error: BaseException) -> None:
+    """After `error` inside a transaction: a connection still open (the server answered with an
     error, or the job's own code raised between statements) is rolled back; one that PyMySQL closed
     (a reply lost or not given within the read timeout) is dropped without another round trip, and
     the server rolls its transaction back when it notices (a hung one: when it goes on). A failed
-    rollback drops the connection too. The next transaction opens a new one (Connection.usable)."""
-    if raw.open:
+    rollback drops the connection too, and so does a server that takes no writes (read_only: the
+    next connection may reach the new primary). The next transaction opens one (Connection.usable)."""
+    if raw.open and not read_only(error):
         try:
             raw.rollback()
             return

@@ -19,7 +19,7 @@ import pymysql
 from errorcount import store
 from errorcount.config.load import load_config
 from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
-from errorcount.store import mysql
+from errorcount.store import failures, mysql
 from errorcount.tools import ROOT, breakdown
 
 SELECT_NEWEST_COUNTS = "SELECT log_time, log_count, line_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"
@@ -50,7 +50,7 @@ def connect_as_job(what: str):
     try:
         return cfg, pymysql.connect(**mysql.connect_args(cfg))
     except pymysql.err.Error as error:
-        reason = mysql.failure_text(cfg.mysql_host, cfg.mysql_port)(error)
+        reason = failures.failure_text(cfg.mysql_host, cfg.mysql_port)(error)
         print(f"cannot read {what}: {reason} ({error}); is the stack up (make up)?", file=sys.stderr)
         return EXIT_UNAVAILABLE
 

@@ -17,7 +17,7 @@ from errorcount.errors import FencedError
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Resume
-from errorcount.store import mysql
+from errorcount.store import failures
 from errorcount.store.retention import Retention
 from tests.harness.admin_db import drop_counts_table
 from tests.support import admin_connect, job_connection, query, release_counts_table, unique, wait_until
@@ -49,7 +49,7 @@ def job(admin, tmp_path):
     job_store.acquire_lease("test")
     cfg = load_config([], {"KAFKA_TOPIC": topic, "OVERLAP_COMMIT": "true", "RETRY_SECONDS": "5"})
     committer = BatchCommitter(BatchSettings.of(cfg), job_store, Resume({}, 1, "", {topic: "ID"}), Retention(0), str(tmp_path),
-                               describe=mysql.failure_text(cfg.mysql_host, cfg.mysql_port))
+                               describe=failures.failure_text(cfg.mysql_host, cfg.mysql_port))
     yield name, topic, table, committer
     with contextlib.suppress(FencedError):  # a test's failed commit raises again
         committer.close()

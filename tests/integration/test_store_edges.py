@@ -19,7 +19,7 @@ from errorcount.errors import ConfigError, FencedError
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Plan, TopicState, plan_start
-from errorcount.store import mysql
+from errorcount.store import failures, mysql
 from errorcount.store.connection import Connection
 from errorcount.store.series import SeriesStore
 from tests.harness import admin_db
@@ -243,9 +243,9 @@ def test_the_servers_own_table_full_error_is_waited_out_as_out_of_space():
         for _ in range(1000):  # 255-byte rows: the table is full after about 60
             cursor.execute("INSERT INTO filling VALUES (REPEAT('x', 255))")
     assert full.value.args[0] == 1114, full.value
-    assert mysql.is_transient(full.value)
+    assert failures.is_transient(full.value)
     env = local_stack()
-    said = mysql.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))(full.value)
+    said = failures.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))(full.value)
     assert said.startswith(f"the SQL server at 127.0.0.1:{env['MYSQL_PORT']} is out of disk space or memory"), said
     with mysql.transaction(conn) as cursor:  # the connection goes on
         cursor.execute("DROP TEMPORARY TABLE filling")
@@ -282,7 +282,7 @@ def test_a_hung_server_costs_one_read_timeout_per_attempt():
         opened["tries"] += 1
         return open_raw()
 
-    conn, said = Connection(make), mysql.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))
+    conn, said = Connection(make), failures.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))
     pid = sql_server_pid()
     os.kill(pid, signal.SIGSTOP)
     try:
@@ -292,7 +292,7 @@ def test_a_hung_server_costs_one_read_timeout_per_attempt():
                 cursor.execute("SELECT 1")
             waited = time.monotonic() - began
             assert said(hung.value).startswith(f"MySQL at 127.0.0.1:{env['MYSQL_PORT']} did not answer"), hung.value
-            assert mysql.is_transient(hung.value)
+            assert failures.is_transient(hung.value)
             assert opened["tries"] == tries, "a connection was opened inside a failed attempt"
             assert waited < 2 * read_s, f"{waited:.1f} s: more than one read timeout ({read_s} s) in one attempt"
     finally:
@@ -302,3 +302,24 @@ def test_a_hung_server_costs_one_read_timeout_per_attempt():
         assert cursor.fetchone() == (1,)
     assert opened["tries"] == 3
     conn.close()
+
+
+def test_a_server_that_turned_read_only_is_waited_out_on_a_new_connection(conn, admin):
+    """A failover demoted the job's server (read_only; the job's account has neither SUPER nor
+    CONNECTION_ADMIN, so it may not write): the write fails as a server that takes no writes,
+    tried again, and the connection is dropped, so that the next attempt opens a new one (which a
+    failover's DNS name or proxy takes to the new primary). Writable again, the transaction runs."""
+    job_store, env = store.Store(conn, unique("ro"), [unique("t")]), local_stack()
+    job_store.acquire_lease("before")
+    made = conn.made
+    query(admin, "SET GLOBAL read_only = ON")
+    try:
+        with pytest.raises(pymysql.MySQLError) as refused:
+            job_store.acquire_lease("demoted")
+    finally:
+        query(admin, "SET GLOBAL read_only = OFF")
+    assert failures.is_transient(refused.value), refused.value
+    said = failures.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))(refused.value)
+    assert said.startswith(f"the SQL server at 127.0.0.1:{env['MYSQL_PORT']} takes no writes"), said
+    job_store.acquire_lease("promoted")
+    assert conn.made == made + 1, "the read-only server's connection was kept"
