@@ -11,6 +11,7 @@ import pytest
 from errorcount import store
 from errorcount.errors import ConfigError
 from errorcount.store import retention
+from errorcount.store.connection import Connection
 from errorcount.tools import produce, samples
 from tests.support import admin_connect, apply_schema, catch_up, job_connection, ledger, local_stack, query, unique, wait_until
 
@@ -149,6 +150,7 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
     query(admin, f"CREATE DATABASE `{database}`")
     try:
         conn = admin_connect(database)
+        checker = Connection(lambda: admin_connect(database))  # the startup check's own, as the job's
         apply_schema(conn)
         # The shape before RETENTION_DAYS: no batches column, no index on dead letters' age; and
         # before COUNTS_TABLE: no job in rejected_lines' key.
@@ -198,10 +200,10 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
                                               r"error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
-            store.Store(conn, "j", ["t"]).verify_schema(database)
+            store.Store(checker, "j", ["t"]).verify_schema(database)
         apply_schema(conn)
         apply_schema(conn)  # and again: a no-op
-        store.Store(conn, "j", ["t"]).verify_schema(database)
+        store.Store(checker, "j", ["t"]).verify_schema(database)
         assert query(admin, f"SELECT records, batches, new_series, overflow_lines FROM `{database}`.ingest_batches") == [
             (10, 1, 0, 0)]
         assert query(admin, f"SELECT COUNT(*) FROM `{database}`.error_counts_by_label") == [(0,)]
@@ -218,6 +220,7 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         assert query(admin, f"SELECT job, topic, kafka_offset, raw_value FROM `{database}`.rejected_lines") == [
             ("", "t", 7, b"old")]
         conn.close()
+        checker.close()
     finally:
         query(admin, f"DROP DATABASE `{database}`")
 
