@@ -1,13 +1,14 @@
 """Helpers for tests that use the real Kafka and SQL server (MariaDB, or MySQL 8 under
 `make test-mysql`) started by `make up`/`make test`."""
 
+import contextlib
 import os
 import re
 import shutil
 import signal
 import subprocess
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -144,6 +145,27 @@ def process_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def process_state(pid: int) -> str:
+    """The kernel's one-letter state of a process: R, S, D, T (stopped), Z."""
+    stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    return stat[stat.rindex(")") + 2]
+
+
+@contextlib.contextmanager
+def sql_server_paused() -> Iterator[None]:
+    """The running SQL server SIGSTOPped (it still accepts connections, and says nothing) until the
+    block ends; checked to be the server's process and to have stopped before the block runs."""
+    pid = sql_server_pid()
+    name = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8").strip()
+    assert name in ("mariadbd", "mysqld"), f"pid {pid} of {sql_server()}'s pid file is {name!r}, not the SQL server"
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        wait_until(lambda: process_state(pid) == "T", 10, "the SQL server to stop", interval=0.01)
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 # The JIT's first tier only (C1) for the JVMs the tests start: a test driver lives for seconds to a

@@ -1,10 +1,8 @@
 """The job's transactions at their edges, against the real server without Spark: a COMMIT that
 applied late, counts past 2^31, a counts table per job, what the startup check refuses, a skip
-over many partitions with long reasons, a full table, a connection the server dropped and a server
-that hangs."""
+over many partitions with long reasons, a full table, a connection the server dropped, a server
+that hangs and one that turned read-only."""
 
-import os
-import signal
 import time
 from collections import Counter
 from dataclasses import replace
@@ -32,7 +30,7 @@ from tests.support import (
     release_counts_table,
     series_counts,
     series_totals,
-    sql_server_pid,
+    sql_server_paused,
     unique,
     wait_until,
 )
@@ -283,9 +281,7 @@ def test_a_hung_server_costs_one_read_timeout_per_attempt():
         return open_raw()
 
     conn, said = Connection(make), failures.failure_text("127.0.0.1", int(env["MYSQL_PORT"]))
-    pid = sql_server_pid()
-    os.kill(pid, signal.SIGSTOP)
-    try:
+    with sql_server_paused():
         for tries in (1, 2):  # the statement on the open connection; then the new connection's handshake
             began = time.monotonic()
             with pytest.raises(pymysql.err.OperationalError) as hung, mysql.transaction(conn) as cursor:
@@ -295,8 +291,6 @@ def test_a_hung_server_costs_one_read_timeout_per_attempt():
             assert failures.is_transient(hung.value)
             assert opened["tries"] == tries, "a connection was opened inside a failed attempt"
             assert waited < 2 * read_s, f"{waited:.1f} s: more than one read timeout ({read_s} s) in one attempt"
-    finally:
-        os.kill(pid, signal.SIGCONT)
     with mysql.transaction(conn) as cursor:
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
