@@ -17,7 +17,7 @@ from errorcount.config.settings import MYSQL_REPLY_MARGIN_S
 from errorcount.errors import ConfigError
 from errorcount.faults import Hooks
 from errorcount.store.connection import Connection
-from errorcount.store.failures import is_transient, read_only
+from errorcount.store.failures import code_of, is_transient, read_only
 
 
 def tls_args(cfg: Config) -> dict:
@@ -69,7 +69,7 @@ def opener(cfg: Config, **overrides) -> Callable[[], Raw]:
         try:
             raw = pymysql.connect(**args)
         except pymysql.err.OperationalError as error:
-            if error.args and error.args[0] in (1044, 1045, 1049):  # access denied, bad password, unknown database
+            if code_of(error) in (1044, 1045, 1049):  # access denied, bad password, unknown database
                 raise ConfigError(f"MySQL refused {cfg.mysql_user}@{cfg.mysql_host}:{cfg.mysql_port}/{cfg.mysql_database}: "
                                   f"{error.args[-1]}; check MYSQL_USER, the password and MYSQL_DATABASE") from None
             raise

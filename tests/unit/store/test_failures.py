@@ -59,6 +59,7 @@ def test_a_server_out_of_space_or_memory_is_waited_out_and_named(code, text):
     (3, "Error writing file '/tmp/MYfd=52' (OS errno 13 - Permission denied)"),
     (1146, "Table 'errorcount.error_log' doesn't exist"),
     (1406, "Data too long for column 'reason' at row 1"),
+    (1290, "The MySQL server is running with the --secure-file-priv option so it cannot execute this statement"),  # not read-only
 ])
 def test_other_server_errors_stay_real_errors(code, text):
     error = server_error(code, text)
@@ -83,9 +84,3 @@ def test_a_server_that_takes_no_writes_is_waited_out_on_a_new_connection_and_nam
     assert is_transient(error) and read_only(error)
     said = failure_text("db.example", 3307, probe=lambda host, port: True)(error)
     assert said.startswith("the SQL server at db.example:3307 takes no writes") and "MYSQL_HOST" in said
-
-
-def test_an_option_that_refuses_for_another_reason_is_a_real_error():
-    refused = server_error(1290, "The MySQL server is running with the --secure-file-priv option so it cannot "
-                                 "execute this statement")
-    assert not read_only(refused) and not is_transient(refused)
