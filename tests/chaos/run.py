@@ -1,5 +1,5 @@
 """make chaos: a producer writes at a steady rate while the driver or the SQL server is SIGKILLed
-again and again, each kill aimed at a phase of the job (tests/chaos/phases.py) and the phase it
+again and again (what is left to write once the last fault has landed goes out at once), each kill aimed at a phase of the job (tests/chaos/phases.py) and the phase it
 hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
 driver carries on). At the end its counts table (chaos_log), its per-dimension counts (GROUP_BY, adding
 up to the counts table every minute), with COUNT_LINES the lines per minute and series beside the
@@ -100,9 +100,13 @@ def stop_process(target: str, drivers: "Drivers"):
 
 
 def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event,
-                     acked=None) -> None:
-    """Writes events in order (round-robin, so event i lands at partition i % P, offset i // P)."""
-    produce.Writer(topic, partitions, acked=acked).write_paced((event.value for event in events), rate)
+                     faults_over: threading.Event, acked=None) -> None:
+    """Writes events in order (round-robin, so event i lands at partition i % P, offset i // P): `rate`
+    a second while faults land, the rest at once when `faults_over` is set (a steady pace after the
+    last fault would only make the run wait; the final catch-up reads the rest as a backlog)."""
+    writer = produce.Writer(topic, partitions, acked=acked)
+    sent = writer.write_paced((event.value for event in events), rate, faults_over.is_set)
+    writer.write(events[sent:], first_index=sent)
     done.set()
 
 
@@ -205,14 +209,17 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     log_path = ROOT / ".local" / "test-logs" / f"{job}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     began = time.monotonic()
-    produced = [threading.Event() for _ in names]
+    produced, faults_over = [threading.Event() for _ in names], threading.Event()
     watch = ThroughWatch(job).start()
     for number, (name, done) in enumerate(zip(names, produced, strict=True)):  # event i goes to topic i % topics
         threading.Thread(target=produce_steadily, args=(name, events[number::topics], partitions, max(rate // topics, 1), done,
-                                                        watch.acked), daemon=True).start()
+                                                        faults_over, watch.acked), daemon=True).start()
     drivers = Drivers(job, names, log_path, settings)
     try:
-        hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began, pause_share, pause_s)
+        try:
+            hits = kill_repeatedly(drivers, kills, random.Random(seed), server_share, conn, log, began, pause_share, pause_s)
+        finally:
+            faults_over.set()
         for done in produced:
             done.wait()
         final_rc = finish(drivers, conn)
@@ -291,7 +298,7 @@ def table(figures: dict) -> str:
 INTRO = (
     "# Reliability: figures from the latest `make chaos` on each SQL server\n\n"
     "A producer writes at a steady rate while the driver (wrapper, JVM and Python) or the SQL server is "
-    "SIGKILLed, again and again. Each kill is aimed at a phase of the job (driver starting, batch running, "
+    "SIGKILLed, again and again (what is left to write after the last fault goes out at once). Each kill is aimed at a phase of the job (driver starting, batch running, "
     "committing, idle; `tests/chaos/phases.py`) and the phase it actually hit is observed from outside at "
     "the moment of the kill: the phase tables below count those. A killed driver is restarted; a killed "
     "server is started again (InnoDB crash recovery) and the running driver carries on. The expectation is "
