@@ -94,7 +94,9 @@ SETTINGS: tuple[Setting, ...] = (
                  f"this plus {MYSQL_REPLY_MARGIN_S} s (a statement to a hung SQL server fails after that long, into the "
                  "outage retries), so the server's lock-wait answer comes first."),
     Setting("TRIGGER_INTERVAL", str, "1 second", "micro-batch interval (Spark processing-time trigger)",
-            pattern=r"\d+ (milliseconds?|seconds?|minutes?)", shape="'5 seconds'", group="Batches"),
+            pattern=r"\d+ (milliseconds?|seconds?|minutes?)", shape="'5 seconds'", group="Batches",
+            note="Exported as errorcount_trigger_interval_seconds: the stall alerts (ErrorcountNoCommit, "
+                 "ErrorcountMinutesNotCompleting) wait three triggers, at least 10 minutes."),
     Setting("MAX_OFFSETS_PER_TRIGGER", int, "500000", "most records per micro-batch (0 = no limit)",
             note="Bounds batch size and memory while catching up on a backlog. Kafka records: with LOG_FORMAT=otlp, "
                  "requests of many log records each (divide by their typical count, e.g. 5000 for requests of 100)."),

@@ -19,7 +19,7 @@ class JobMetrics:
     """The job's series in a registry of their own (a second driver in one process, as in tests,
     gets its own)."""
 
-    def __init__(self, job: str, slo_objective: float = 0.999):
+    def __init__(self, job: str, slo_objective: float = 0.999, trigger_seconds: float = 1.0):
         self.registry = r = CollectorRegistry()
         self.job = job
         one = ["job_name"]
@@ -72,6 +72,11 @@ class JobMetrics:
         self.slo_objective = Gauge("errorcount_slo_objective", "SLO_OBJECTIVE: the share of lines that may not be "
                                    "errors (the burn-rate alerts' objective)", one, registry=r)
         self.slo_objective.labels(job).set(slo_objective)
+        # The stall alerts wait a few triggers (at least 10 min): with TRIGGER_INTERVAL of minutes a
+        # healthy job commits, and moves counted_through, only that often.
+        self.trigger_interval = Gauge("errorcount_trigger_interval_seconds", "TRIGGER_INTERVAL: how often a batch "
+                                      "may start (the stall alerts' unit)", one, registry=r)
+        self.trigger_interval.labels(job).set(trigger_seconds)
         for series in (self.counted_through, self.batches, self.records, self.log_records, self.error_lines, self.lines,
                        self.ratio_errors, self.rejected, self.dead_letters, self.commit_retries, self.query_restarts,
                        self.mirror_failures, self.batch_seconds, self.commit_seconds, self.lag_seconds, self.epoch,

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from errorcount.config.load import Config
+from errorcount.config.load import Config, interval_seconds
 from errorcount.kafka.lag_mirror import GroupWriter, OffsetMirror
 from errorcount.observe import lag
 from errorcount.observe.metrics import JobMetrics
@@ -81,18 +81,20 @@ class Watch:
 @dataclass(frozen=True)
 class WatchSettings:
     """The settings of what the outside sees: the job's name (every metric's label), where metrics
-    are served (port 0: nowhere), the lag mirror's consumer group (empty: no mirror) and the SLO
-    objective the burn-rate alerts read."""
+    are served (port 0: nowhere), the lag mirror's consumer group (empty: no mirror), and the SLO
+    objective and trigger interval (seconds) the alert rules read."""
 
     job_name: str
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
     lag_group: str = ""
     slo_objective: float = 0.999
+    trigger_seconds: float = 1.0
 
     @classmethod
     def of(cls, cfg: Config) -> "WatchSettings":
-        return cls(cfg.job_name, cfg.metrics_host, cfg.metrics_port, cfg.kafka_lag_group, float(cfg.slo_objective))
+        return cls(cfg.job_name, cfg.metrics_host, cfg.metrics_port, cfg.kafka_lag_group, float(cfg.slo_objective),
+                   interval_seconds(cfg.trigger_interval))
 
     def endpoint(self, env: Mapping[str, str] = os.environ) -> str | None:
         """host:port of the metrics endpoint as another machine reaches it, stored with the lease; None
@@ -109,7 +111,7 @@ class WatchSettings:
 def build(settings: WatchSettings, admin: GroupWriter, ends: Callable[[], Position | None]) -> Watch:
     """The Watch the settings ask for: metrics served when METRICS_PORT is set, the mirror (writing
     through `admin`) unless KAFKA_LAG_GROUP is empty."""
-    metrics = JobMetrics(settings.job_name, settings.slo_objective)
+    metrics = JobMetrics(settings.job_name, settings.slo_objective, settings.trigger_seconds)
     if settings.metrics_port:
         metrics.serve(settings.metrics_host, settings.metrics_port)
         log.info("metrics: this driver's endpoint is http://%s/metrics (stored with the lease)", settings.endpoint())

@@ -1,8 +1,9 @@
 """make chaos: a producer writes at a steady rate while the driver or the SQL server is SIGKILLed
-again and again (what is left to write once the last fault has landed goes out at once), each kill aimed at a phase of the job (tests/chaos/phases.py) and the phase it
-hit observed; a killed driver is restarted, a killed server too (crash recovery, then the same
-driver carries on). At the end its counts table (chaos_log), its per-dimension counts (GROUP_BY, adding
-up to the counts table every minute), with COUNT_LINES the lines per minute and series beside the
+again and again (what is left to write once the last fault has landed goes out at once), each
+kill aimed at a phase of the job (tests/chaos/phases.py) and the phase it hit observed; a killed
+driver is restarted, a killed server too (crash recovery, then the same driver carries on). At
+the end its counts table (chaos_log), its per-dimension counts (GROUP_BY, adding up to the counts
+table every minute), with COUNT_LINES the lines per minute and series beside the
 ERROR lines, kafka_offsets and the ledger must be exact; and after every committed batch
 counted_through must not stand past a record acknowledged before it and not counted
 (tests/chaos/through.py).
@@ -298,7 +299,8 @@ def table(figures: dict) -> str:
 INTRO = (
     "# Reliability: figures from the latest `make chaos` on each SQL server\n\n"
     "A producer writes at a steady rate while the driver (wrapper, JVM and Python) or the SQL server is "
-    "SIGKILLed, again and again (what is left to write after the last fault goes out at once). Each kill is aimed at a phase of the job (driver starting, batch running, "
+    "SIGKILLed, again and again (what is left to write after the last fault goes out at once). Each kill is "
+    "aimed at a phase of the job (driver starting, batch running, "
     "committing, idle; `tests/chaos/phases.py`) and the phase it actually hit is observed from outside at "
     "the moment of the kill: the phase tables below count those. A killed driver is restarted; a killed "
     "server is started again (InnoDB crash recovery) and the running driver carries on. The expectation is "

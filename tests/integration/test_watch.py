@@ -73,6 +73,7 @@ def test_metrics_lag_and_the_mirrored_group_match_mysql(clean_error_log, make_to
         assert metrics[("errorcount_lag_records", f'{label},partition="{partition}",topic="{topic}"')] == 0
     assert metrics[("errorcount_lag_mirror_failures_total", label)] == 0
     assert metrics[("errorcount_epoch", label)] == 1
+    assert metrics[("errorcount_trigger_interval_seconds", label)] == 1  # TRIGGER_INTERVAL, as the stall alerts read it
     assert (metrics[("errorcount_series", label)], metrics[("errorcount_series_limit", label)]) == (1, 1)
     overflow = query(admin, "SELECT SUM(overflow_lines) FROM ingest_batches WHERE job = %s", (job,))[0][0]
     assert metrics[("errorcount_overflow_lines_total", label)] == int(overflow) > 0

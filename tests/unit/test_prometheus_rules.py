@@ -4,7 +4,7 @@ one restarted with COUNT_LINES turned on; when the completeness alert fires for 
 counted_through follows the clock, stops, or is not known yet; when the clock alert fires; and
 when lines counted into complete minutes fire theirs.
 The evaluator here is a second, independent reading of PromQL's semantics for the constructs the
-rules use (instant and range selectors, rate, increase, time(), sum/max by, vector matching with on(), arithmetic
+rules use (instant and range selectors, rate, increase, time(), abs, clamp_min, sum/max by, vector matching with on(), arithmetic
 with IEEE division, filtering comparisons, and, abs), run at Prometheus's default rule interval (1 m)
 with each alert's `for:`. The rules' syntax is checked against Prometheus's grammar in
 test_prometheus_conf.py."""
@@ -55,6 +55,9 @@ class Evaluator:
             return self.rate(expr.args[0], t, per_second=expr.func.name == "rate")
         if isinstance(expr, promql.Call) and expr.func.name == "abs":
             return {labels: abs(value) for labels, value in self.at(expr.args[0], t).items()}
+        if isinstance(expr, promql.Call) and expr.func.name == "clamp_min":
+            floor = self.at(expr.args[1], t)
+            return {labels: max(value, floor) for labels, value in self.at(expr.args[0], t).items()}
         if isinstance(expr, promql.Call) and expr.func.name == "time":
             return float(t)  # the scrapes' times are seconds since the epoch
         if isinstance(expr, promql.AggregateExpr):
@@ -174,12 +177,15 @@ COMPLETENESS = "errorcount_counted_through_seconds"
 BEHIND_S = 2.0  # how far a healthy job's mark trails the clock: a batch and a trigger
 
 
-def marks(at: Callable[[float], float], started: float = 0.0) -> dict[str, Series]:
-    """errorcount_counted_through_seconds of one driver started at `started`, scraped every 15 s
-    up to HOURS: at(t), the mark it exports at t (0: none known yet)."""
+TRIGGER = "errorcount_trigger_interval_seconds"
+
+
+def marks(at: Callable[[float], float], started: float = 0.0, trigger_s: float = 1.0) -> dict[str, Series]:
+    """errorcount_counted_through_seconds of one driver started at `started` with TRIGGER_INTERVAL
+    `trigger_s`, scraped every 15 s up to HOURS: at(t), the mark it exports at t (0: none known yet)."""
     labels = frozenset({("job_name", "web"), ("instance", "host:9108")})
     times = [k * SCRAPE_S for k in range(HOURS * 3600 // SCRAPE_S + 1) if k * SCRAPE_S >= started]
-    return {COMPLETENESS: {labels: [(t, at(t)) for t in times]}}
+    return {COMPLETENESS: {labels: [(t, at(t)) for t in times]}, TRIGGER: {labels: [(t, trigger_s) for t in times]}}
 
 
 def first_firing(evaluator: Evaluator, since: float) -> float | None:
@@ -197,6 +203,47 @@ def test_the_completeness_alert_fires_15_minutes_after_the_mark_stopped_and_neve
     assert first_firing(Evaluator(marks(lambda t: t - BEHIND_S)), 0) is None
     stopped = 3 * 3600
     assert first_firing(Evaluator(marks(lambda t: min(t, stopped) - BEHIND_S)), 0) == stopped + 15 * 60
+
+
+def every(trigger_s: float, t: float, stopped: float = math.inf) -> float:
+    """The last trigger at or before t of a job triggered every `trigger_s` that stops at `stopped`."""
+    return min(t, stopped) // trigger_s * trigger_s
+
+
+def test_a_job_triggered_every_20_minutes_is_not_stalled_between_its_triggers():
+    """Its mark moves once per trigger, so it trails the clock by up to 20 min and a batch: the
+    alert waits three triggers (1 h), then 5 min more, once the mark stopped at 3 h. A fixed 10 min
+    would fire between every two triggers of a healthy job."""
+    trigger = 20 * 60.0
+    assert first_firing(Evaluator(marks(lambda t: every(trigger, t) - BEHIND_S, trigger_s=trigger)), 0) is None
+    stopped = 3 * 3600
+    fired = first_firing(Evaluator(marks(lambda t: every(trigger, t, stopped) - BEHIND_S, trigger_s=trigger)), 0)
+    assert fired == stopped + 3 * trigger + 5 * 60
+
+
+LAST_COMMIT = "errorcount_last_commit_timestamp_seconds"
+
+
+def commits(trigger_s: float, stopped: float = math.inf) -> dict[str, Series]:
+    """One driver triggered every `trigger_s` with records waiting on both partitions (lag), its
+    commits stopping at `stopped`, scraped every 15 s for HOURS."""
+    labels = frozenset({("job_name", "web"), ("instance", "host:9108")})
+    times = [k * SCRAPE_S for k in range(HOURS * 3600 // SCRAPE_S + 1)]
+    lag = {labels | {("topic", "logs"), ("partition", p)}: [(t, 40.0) for t in times] for p in ("0", "1")}
+    return {LAST_COMMIT: {labels: [(t, every(trigger_s, t, stopped)) for t in times]},
+            "errorcount_lag_records": lag, TRIGGER: {labels: [(t, trigger_s) for t in times]}}
+
+
+@pytest.mark.parametrize(("trigger_s", "stopped", "fires_at"), [
+    (1.0, None, None),                         # commits every second
+    (1.0, 3 * 3600, 3 * 3600 + 16 * 60),       # stopped: the first evaluation past 10 min, then `for:` 5 min
+    (20 * 60.0, None, None),                   # a commit every 20 min is this job's pace
+    (20 * 60.0, 3 * 3600, 3 * 3600 + 66 * 60),  # stopped: the first evaluation past three triggers, then 5 min
+], ids=["1-s", "1-s-stopped", "20-min", "20-min-stopped"])
+def test_the_no_commit_alert_waits_three_of_the_jobs_own_triggers_and_at_least_10_minutes(trigger_s, stopped, fires_at):
+    evaluator = Evaluator(commits(trigger_s, math.inf if stopped is None else stopped))
+    fired = next((t for t in range(0, HOURS * 3600 + 1, EVALUATION_S) if evaluator.firing(t, reads=LAST_COMMIT)), None)
+    assert fired == fires_at
 
 
 @pytest.mark.parametrize(("unknown_s", "fires_at"), [(4 * 60, None), (10 * 60, 5 * 60)], ids=["4-min", "10-min"])

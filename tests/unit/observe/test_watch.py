@@ -30,3 +30,6 @@ def test_every_address_elsewhere_is_the_machine_name():
 def test_the_settings_are_the_job_s():
     cfg = load_config([], {"JOB_NAME": "orders", "METRICS_PORT": "9108", "METRICS_HOST": "0.0.0.0", "KAFKA_LAG_GROUP": "lag"})
     assert WatchSettings.of(cfg) == WatchSettings("orders", "0.0.0.0", 9108, "lag")
+    cfg = load_config([], {"JOB_NAME": "orders", "TRIGGER_INTERVAL": "20 minutes", "SLO_OBJECTIVE": "0.99"})
+    assert WatchSettings.of(cfg) == WatchSettings("orders", lag_group="errorcount-orders", slo_objective=0.99,
+                                                   trigger_seconds=1200.0)
