@@ -4,7 +4,7 @@ one restarted with COUNT_LINES turned on; when the completeness alert fires for 
 counted_through follows the clock, stops, or is not known yet; when the clock alert fires; and
 when lines counted into complete minutes fire theirs.
 The evaluator here is a second, independent reading of PromQL's semantics for the constructs the
-rules use (instant and range selectors, rate, increase, time(), abs, clamp_min, sum/max by, vector matching with on(), arithmetic
+rules use (instant and range selectors, rate, increase, time(), clamp_min, sum/max by, vector matching with on(), arithmetic
 with IEEE division, filtering comparisons, and, abs), run at Prometheus's default rule interval (1 m)
 with each alert's `for:`. The rules' syntax is checked against Prometheus's grammar in
 test_prometheus_conf.py."""
@@ -188,10 +188,11 @@ def marks(at: Callable[[float], float], started: float = 0.0, trigger_s: float =
     return {COMPLETENESS: {labels: [(t, at(t)) for t in times]}, TRIGGER: {labels: [(t, trigger_s) for t in times]}}
 
 
-def first_firing(evaluator: Evaluator, since: float) -> float | None:
-    """The first evaluation (Prometheus's 1 m grid) from `since` at which the completeness alert fires."""
+def first_firing(evaluator: Evaluator, since: float, reads: str = COMPLETENESS) -> float | None:
+    """The first evaluation (Prometheus's 1 m grid) from `since` at which an alert reading `reads`
+    (by default the completeness alert) fires."""
     for t in range(int(since), HOURS * 3600 + 1, EVALUATION_S):
-        if evaluator.firing(t, reads=COMPLETENESS):
+        if evaluator.firing(t, reads=reads):
             return t
     return None
 
@@ -242,8 +243,7 @@ def commits(trigger_s: float, stopped: float = math.inf) -> dict[str, Series]:
 ], ids=["1-s", "1-s-stopped", "20-min", "20-min-stopped"])
 def test_the_no_commit_alert_waits_three_of_the_jobs_own_triggers_and_at_least_10_minutes(trigger_s, stopped, fires_at):
     evaluator = Evaluator(commits(trigger_s, math.inf if stopped is None else stopped))
-    fired = next((t for t in range(0, HOURS * 3600 + 1, EVALUATION_S) if evaluator.firing(t, reads=LAST_COMMIT)), None)
-    assert fired == fires_at
+    assert first_firing(evaluator, 0, reads=LAST_COMMIT) == fires_at
 
 
 @pytest.mark.parametrize(("unknown_s", "fires_at"), [(4 * 60, None), (10 * 60, 5 * 60)], ids=["4-min", "10-min"])
@@ -264,10 +264,6 @@ def skews(at: Callable[[float], float]) -> dict[str, Series]:
     return {SKEW: {labels: [(k * SCRAPE_S, at(k * SCRAPE_S)) for k in range(HOURS * 3600 // SCRAPE_S + 1)]}}
 
 
-def first_clock_alert(evaluator: Evaluator) -> float | None:
-    return next((t for t in range(0, HOURS * 3600 + 1, EVALUATION_S) if evaluator.firing(t, reads=SKEW)), None)
-
-
 @pytest.mark.parametrize(("at", "fires_at"), [
     (lambda t: 0.002, None),                                   # synchronised hosts
     (lambda t: 8.0, None),                                     # within the driver's own warning threshold
@@ -277,7 +273,7 @@ def first_clock_alert(evaluator: Evaluator) -> float | None:
     (lambda t: -12.0 if t >= 134 * 60 else 8.0, 149 * 60),     # just past the threshold, for good
 ], ids=["synchronised", "8-s", "hour-behind", "hour-ahead", "14-min", "12-s-behind"])
 def test_the_clock_alert_fires_after_15_minutes_more_than_10_s_apart_either_way(at, fires_at):
-    assert first_clock_alert(Evaluator(skews(at))) == fires_at
+    assert first_firing(Evaluator(skews(at)), 0, reads=SKEW) == fires_at
 
 
 LATE = ("errorcount_late_error_lines_total", "errorcount_late_lines_total")
