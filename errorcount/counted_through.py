@@ -120,6 +120,17 @@ class Marks:
         marks = advance(observations, stored, ids, previous)
         return through(marks, set(stored) | set(newest.ends if newest else ()), newest)
 
+    def newest_ends(self, ids: Mapping[str, str]) -> Position:
+        """The newest observation's ends of the topics it saw under the IDs in `ids` (the job's):
+        the end offsets seen that a commit stores (kafka_offsets.seen_end). Another topic under a
+        name says nothing of the job's."""
+        with self._lock:
+            newest = self._observations[-1] if self._observations else None
+        if newest is None:
+            return {}
+        return {tp: end for tp, end in newest.ends.items()
+                if newest.ids.get(tp.topic) is not None and newest.ids.get(tp.topic) == ids.get(tp.topic)}
+
     def settled(self, marks: Through) -> None:
         """`marks` were committed: keep them; drop the observations every partition has passed."""
         with self._lock:

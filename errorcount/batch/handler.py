@@ -188,9 +188,11 @@ class BatchCommitter:
 
     def seen_now(self, after: offsets.Position) -> offsets.Position:
         """The end offsets seen of the batch's partitions that MySQL does not hold yet: the newest
-        progress Spark reported (its latestOffset, errorcount/observe/progress.py), and `after` itself."""
-        ends = self.watch.ends() or {}
-        seen = {tp: max(o, ends.get(tp, 0)) for tp, o in after.items()}
+        progress Spark reported (its latestOffset, errorcount/observe/progress.py: the planning of
+        the batch before), the end observer's newest look (within a few seconds, so that a job that
+        stops right after records arrived still knows of them) and `after` itself."""
+        ends, observed = self.watch.ends() or {}, self.marks.newest_ends(self.guard.ids)
+        seen = {tp: max(o, ends.get(tp, 0), observed.get(tp, 0)) for tp, o in after.items()}
         return {tp: end for tp, end in seen.items() if end > self.seen.get(tp, -1)}
 
     def hand_over(self, batch: Counted) -> None:

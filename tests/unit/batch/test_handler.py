@@ -94,3 +94,22 @@ def test_the_heartbeat_stores_counted_through_once_it_can_move_a_second(tmp_path
     marks.observe(Observation(9_000, dict(stored), {"logs": "ID"}))
     beat()
     assert len(recorder.stored_marks) == 2  # closed: nothing more
+
+
+def test_a_commit_stores_the_newest_end_the_observer_saw_of_the_jobs_topic(tmp_path):
+    """seen_end is what a recreated topic's rows are measured against (a loss, or retired): the end
+    observer's newest look raises it even before Spark's progress reports the ends (it does so for
+    the batch before), so a job stopped right after records arrived still knows it did not read them."""
+    from errorcount.counted_through import Marks, Observation
+
+    marks, stored = Marks(), of_topic("logs", {0: 100, 1: 40})
+    committer = BatchCommitter(BatchSettings.of(load_config([], {"KAFKA_TOPIC": "logs"})), Store(None, "job", ["logs"]),
+                               Resume(stored, 2, "", {"logs": "ID"}), Retention(0), str(tmp_path), describe=str,
+                               marks=marks)
+    after = of_topic("logs", {0: 110, 1: 50})
+    assert committer.seen_now(after) == after  # nothing observed: the batch's own ends
+    marks.observe(Observation(5_000, of_topic("logs", {0: 900, 1: 45}), {"logs": "ID"}))
+    assert committer.seen_now(after) == of_topic("logs", {0: 900, 1: 50})
+    marks.observe(Observation(6_000, of_topic("logs", {0: 9_000, 1: 9_000}), {"logs": "RECREATED"}))
+    assert committer.seen_now(after) == after  # the newest look saw another topic under the name: nothing of it
+    committer.close()
