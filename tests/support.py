@@ -39,6 +39,7 @@ from tests.harness.admin_db import (  # noqa: F401
 # re-exported here for the tests.
 from tests.harness.admin_db import connect as admin_connect  # noqa: F401
 from tests.harness.drivers import Driver, driver_env, free_port, scrape, served, wait_until  # noqa: F401
+from tests.harness.processes import pid_of, sql_server
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / ".local" / "test-logs"
@@ -121,14 +122,9 @@ def service(script: str, action: str) -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def sql_server() -> str:
-    """The native SQL server the tests run against: 'mariadb' or 'mysql' (MYSQL_SERVER)."""
-    return local_stack()["MYSQL_SERVER"]
-
-
 def sql_server_pid() -> int:
     """The running native SQL server's process (scripts/db.sh keeps its PID file)."""
-    return int((ROOT / ".local" / sql_server() / "mysqld.pid").read_text(encoding="utf-8"))
+    return pid_of(sql_server())
 
 
 def kill_sql_server() -> None:

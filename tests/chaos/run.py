@@ -19,8 +19,6 @@ and nothing was doubled.
 import argparse
 import os
 import random
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -31,6 +29,8 @@ from pathlib import Path
 from errorcount.tools import ROOT, kafka_admin, produce, samples
 from errorcount.tools.localenv import local_stack
 from tests.chaos import phases as chaos_phases
+from tests.chaos.faults import PAUSE_S, PAUSES, kill_server, stop_process
+from tests.chaos.report import table, write_report
 from tests.chaos.through import ThroughWatch
 from tests.harness import admin_db, class_archive
 from tests.harness import drivers as harness
@@ -65,39 +65,6 @@ def start_driver(job: str, log_path: Path, settings: dict[str, str]) -> harness.
                                      "TZ": "America/New_York", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
                                      "SPARK_SUBMIT_EXTRA": f"--conf spark.ui.port={chaos_phases.UI_PORT}"},
                           create_topic=False)  # the pattern's topics are made here
-
-
-def kill_server() -> None:
-    """SIGKILLs the SQL server (no shutdown), then starts it again: InnoDB's crash recovery."""
-    subprocess.run([str(ROOT / "scripts" / "db.sh"), "kill"], check=True, timeout=60)
-    subprocess.run([str(ROOT / "scripts" / "db.sh"), "start"], check=True, timeout=180,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-PAUSE_S = (3.0, 60.0)  # how long a paused process stays stopped: up to the job's MYSQL_IDLE_TIMEOUT
-def pauses_text(pause_s: tuple[float, float]) -> str:
-    return f"{pause_s[0]:.0f} to {pause_s[1]:.0f} s"
-
-
-PAUSES = pauses_text(PAUSE_S)  # in the report's intro and the help
-
-
-def stop_process(target: str, drivers: "Drivers"):
-    """SIGSTOPs the target, a process that hangs rather than dies (a paused VM, a stalled disk): the
-    driver's whole process group (wrapper, JVM, Python), the SQL server or the Kafka broker. Returns
-    what lets it go on (SIGCONT); the rest of the run goes on meanwhile."""
-    if target == "driver":
-        current = drivers.current
-        if current is None or not current.running():
-            return lambda: None
-        group = current.process.pid
-        os.killpg(group, signal.SIGSTOP)
-        return lambda: os.killpg(group, signal.SIGCONT)
-    server = target == "server"
-    service, pid_name = (local_stack()["MYSQL_SERVER"], "mysqld.pid") if server else ("kafka", "broker.pid")
-    pid = int((ROOT / ".local" / service / pid_name).read_text(encoding="utf-8").strip())
-    os.kill(pid, signal.SIGSTOP)
-    return lambda: os.kill(pid, signal.SIGCONT)
 
 
 def produce_steadily(topic: str, events: list, partitions: int, rate: int, done: threading.Event,
@@ -155,7 +122,7 @@ def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_sha
         with chaos_phases.aimed(aim, conn, user, started, rng, COUNTS_TABLE):
             phase = chaos_phases.observe(conn, user, drivers.log_path, drivers.log_from)
             if paused:
-                resume = stop_process(target, drivers)
+                resume = stop_process(target, drivers.current)
             elif target == "driver":
                 drivers.kill()
             else:
@@ -265,73 +232,6 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
     for name in names:
         kafka_admin.delete_topic(name)
     return figures
-
-
-def table(figures: dict) -> str:
-    rows_ = [("SQL server", figures["server"]), ("records", figures["format"]), ("lines produced", figures["lines"]),
-             ("topics (KAFKA_TOPIC_PATTERN) x partitions", f"{figures.get('topics', 1)} x {figures['partitions']}"),
-             ("ERROR lines expected", figures["error_lines"]),
-             ("rejected lines expected", figures["rejected_lines"]),
-             ("SIGKILLs", f"{figures['driver_kills'] + figures['server_kills']} ({figures['driver_kills']} driver, "
-                          f"{figures['server_kills']} server)"),
-             *([(f"SIGSTOP pauses of {pauses_text(figures['pause_s'])}",
-                 ", ".join(f"{n} {t}" for t, n in sorted(figures["pauses"].items())))] if figures.get("pauses") else []),
-             ("driver restarts", figures["restarts"]), ("lost", figures["lost"]), ("doubled", figures["doubled"]),
-             ("series", figures["series"]), ("per-dimension lost", figures["series_lost"]),
-             ("per-dimension doubled", figures["series_doubled"]),
-             ("series add up to the total every minute", "yes" if figures["series_add_up"] else "NO"),
-             ("lines (COUNT_LINES) lost / doubled, totals and series",
-              f"{figures.get('lines_lost', '-')} / {figures.get('lines_doubled', '-')}"),
-             ("batches checked: counted_through never ahead", f"{figures.get('through_checks', '-')} checked, "
-              f"{figures.get('through_ahead', '-')} ahead, mark moved {figures.get('through_moves', '-')} times"),
-             ("kafka_offsets = end offsets", "yes" if figures["offsets_exact"] else "NO"),
-             ("ledger batches", figures["ledger_batches"]), ("ledger records", figures["ledger_records"]),
-             ("log records expected / in the ledger", f"{figures.get('log_records', '-')} / "
-              f"{figures.get('ledger_log_records', '-')}"),
-             ("ledger rejected", figures["ledger_rejected"]), ("wall time", f"{figures['wall_seconds']} s"),
-             ("verdict", "exact" if figures["ok"] else "FAILED")]
-    phases = sorted(figures["phases"].items())
-    return ("| figure | value |\n|---|---|\n" + "\n".join(f"| {name} | {value} |" for name, value in rows_)
-            + "\n\n| killed or paused / phase it landed in | faults |\n|---|---:|\n"
-            + "\n".join(f"| {name} | {count} |" for name, count in phases))
-
-
-INTRO = (
-    "# Reliability: figures from the latest `make chaos` on each SQL server\n\n"
-    "A producer writes at a steady rate while the driver (wrapper, JVM and Python) or the SQL server is "
-    "SIGKILLed, again and again (what is left to write after the last fault goes out at once). Each kill is "
-    "aimed at a phase of the job (driver starting, batch running, "
-    "committing, idle; `tests/chaos/phases.py`) and the phase it actually hit is observed from outside at "
-    "the moment of the kill: the phase tables below count those. A killed driver is restarted; a killed "
-    "server is started again (InnoDB crash recovery) and the running driver carries on. The expectation is "
-    "a plain-Python count of every generated line; `lost` and `doubled` compare it minute by minute with "
-    "its counts table (`chaos_log`, emptied at each run); the per-dimension figures compare the generator's "
-    "own dimension values per minute with the job's series (`GROUP_BY`), and check that every minute's series "
-    "add up to its total; the lines (`COUNT_LINES`) are compared the same way, per minute and per series. "
-    "After every committed batch a watch reads the job's `counted_through` and its stored offsets in one "
-    "snapshot and checks that no record the broker had acknowledged before that mark lies at or past its "
-    "partition's stored offset (`tests/chaos/through.py`). With `--pause-share`, a share of the faults "
-    f"SIGSTOP the driver, the SQL server or the Kafka broker for {PAUSES} instead, then let it go on: a "
-    "process that hangs rather than dies.\n\n"
-    "A SIGKILL of the server tests crash consistency, not durability against power loss: the operating system "
-    "keeps what the server wrote. The guarantee assumes the servers' durable defaults, which the local stack "
-    "states explicitly: `innodb_flush_log_at_trx_commit=1`, and on MySQL 8 the binary log it enables by "
-    "default with `sync_binlog=1`.\n")
-
-
-def write_report(path: Path, figures: dict, command: str) -> None:
-    """Replaces this server's section of the report, keeping the other server's."""
-    begin, end = f"<!-- chaos:{figures['server']} -->", f"<!-- /chaos:{figures['server']} -->"
-    section = (f"{begin}\n## {figures['server']}\n\nRun {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with "
-               f"`{command}` on {os.cpu_count()} cores, broker, SQL server and driver on the same host.\n\n"
-               f"{table(figures)}\n{end}")
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    sections = {server: old[old.index(f"<!-- chaos:{server} -->"):old.index(f"<!-- /chaos:{server} -->")
-                            + len(f"<!-- /chaos:{server} -->")]
-                for server in ("mariadb", "mysql") if f"<!-- /chaos:{server} -->" in old}
-    sections[figures["server"]] = section
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(INTRO + "".join(f"\n{sections[k]}\n" for k in sorted(sections)), encoding="utf-8")
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
