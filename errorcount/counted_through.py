@@ -38,6 +38,13 @@ class Through:
     job: int | None = None
 
 
+def same_topic(observation: Observation, topic: str, ids: Mapping[str, str]) -> bool:
+    """Whether `observation` saw `topic` under its ID in `ids` (the job's): another topic under the
+    name, or one whose ID is unknown, says nothing of what the job counted."""
+    seen = observation.ids.get(topic)
+    return seen is not None and seen == ids.get(topic)
+
+
 def advance(observations: Iterable[Observation], stored: Position, ids: Mapping[str, str],
             previous: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
     """Pure: each partition's mark once `stored` (the next offsets MySQL holds, or will with the
@@ -46,7 +53,7 @@ def advance(observations: Iterable[Observation], stored: Position, ids: Mapping[
     marks = dict(previous)
     for seen in observations:
         for tp, end in seen.ends.items():
-            if seen.ids.get(tp.topic) is None or seen.ids.get(tp.topic) != ids.get(tp.topic):
+            if not same_topic(seen, tp.topic, ids):
                 continue
             if stored.get(tp, 0) >= end:
                 marks[tp] = max(marks.get(tp, seen.at_ms), seen.at_ms)
@@ -122,14 +129,12 @@ class Marks:
 
     def newest_ends(self, ids: Mapping[str, str]) -> Position:
         """The newest observation's ends of the topics it saw under the IDs in `ids` (the job's):
-        the end offsets seen that a commit stores (kafka_offsets.seen_end). Another topic under a
-        name says nothing of the job's."""
+        the end offsets seen that a commit stores (kafka_offsets.seen_end)."""
         with self._lock:
             newest = self._observations[-1] if self._observations else None
         if newest is None:
             return {}
-        return {tp: end for tp, end in newest.ends.items()
-                if newest.ids.get(tp.topic) is not None and newest.ids.get(tp.topic) == ids.get(tp.topic)}
+        return {tp: end for tp, end in newest.ends.items() if same_topic(newest, tp.topic, ids)}
 
     def settled(self, marks: Through) -> None:
         """`marks` were committed: keep them; drop the observations every partition has passed."""

@@ -73,5 +73,3 @@ def write_report(path: Path, figures: dict, command: str) -> None:
     sections[figures["server"]] = section
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(INTRO + "".join(f"\n{sections[k]}\n" for k in sorted(sections)), encoding="utf-8")
-
-

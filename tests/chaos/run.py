@@ -44,6 +44,7 @@ from tests.harness.admin_db import (
     stored_offsets,
 )
 from tests.harness.admin_db import query as rows
+from tests.harness.processes import sql_server
 
 START = datetime(2040, 1, 1, 0, 0)
 COUNTS_TABLE = "chaos_log"  # its own counts table (a job owns its table): emptied at each run
@@ -211,7 +212,7 @@ def run(lines: int, partitions: int, kills: int, rate: int, seed: int = 2040, se
         "lost": sum((expected - actual).values()), "doubled": sum((actual - expected).values()),
         "offsets_exact": drivers.committed(conn) == drivers.ends(), "ledger_batches": batches,
         "ledger_records": ledger_records, "ledger_rejected": ledger_rejected,
-        "final_exit": final_rc, "wall_seconds": round(wall), "server": local_stack()["MYSQL_SERVER"],
+        "final_exit": final_rc, "wall_seconds": round(wall), "server": sql_server(),
         "driver_kills": sum(t == "driver" for t, _a, _p in hits), "server_kills": sum(t == "server" for t, _a, _p in hits),
         "pauses": dict(Counter(t.split()[-1] for t, _a, _p in hits if t.startswith("paused "))),
         "phases": dict(Counter(f"{t} / {p}" for t, _a, p in hits)),
