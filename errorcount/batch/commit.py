@@ -140,18 +140,20 @@ class CommitStep:
             self.marks.settled(marks)
             self.watch.counted_through(marks.job)
 
-    def heartbeat(self, stored: offsets.Position, marks: Through) -> None:
-        """counted_through alone, on top of `stored` (what MySQL holds): tried once; a failure but
-        fencing is logged and left to the next heartbeat or batch."""
+    def heartbeat(self, stored: offsets.Position, marks: Through, seen: offsets.Position | None = None) -> bool:
+        """counted_through alone, and the end offsets `seen` no batch has stored yet, on top of
+        `stored` (what MySQL holds): tried once, True once stored; a failure but fencing is logged
+        and left to the next heartbeat or batch."""
         try:
-            self.store.store_marks(stored, marks)
+            self.store.store_marks(stored, marks, seen, self.ids)
         except FencedError:
             raise
         except Exception as error:  # noqa: BLE001  # nothing was stored; the next try carries it
-            log.warning("counted_through was not stored (%s); the next batch or heartbeat stores it",
-                        self.describe(error) if failures.is_transient(error) else error)
-            return
+            log.warning("counted_through and the ends seen were not stored (%s); the next batch or heartbeat stores "
+                        "them", self.describe(error) if failures.is_transient(error) else error)
+            return False
         self.settled(marks)
+        return True
 
     def commit(self, batch: Counted) -> None:
         """Commits, retrying transient MySQL failures until RETRY_SECONDS. When the connection

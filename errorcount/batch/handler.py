@@ -18,11 +18,12 @@ from errorcount.batch.commit import CommitStep, Counted
 from errorcount.batch.count import count_planned
 from errorcount.batch.in_order import InOrder
 from errorcount.batch.topic_guard import TopicGuard
-from errorcount.config.load import Config
+from errorcount.config.load import Config, interval_seconds
 from errorcount.config.settings import reads_requests
 from errorcount.counted_through import Marks
 from errorcount.errors import JobStop
 from errorcount.faults import NO_FAULTS, Hooks
+from errorcount.kafka.observer import interval_for
 from errorcount.observe.watch import Watch
 from errorcount.pipeline.aggregate import dead_letter_slots
 from errorcount.retry import first_line
@@ -46,11 +47,13 @@ class BatchSettings:
     count_lines: bool = False
     requests: bool = False  # LOG_FORMAT=otlp: a Kafka record is a request of any number of log records
     lateness_s: int = 0
+    seen_wait_s: float = 2.0  # two looks of the end observer: its ends no batch stored by then are stored alone
 
     @classmethod
     def of(cls, cfg: Config) -> "BatchSettings":
         return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
-                   cfg.count_lines, reads_requests(cfg.log_format), cfg.lateness)
+                   cfg.count_lines, reads_requests(cfg.log_format), cfg.lateness,
+                   2 * interval_for(interval_seconds(cfg.trigger_interval)))
 
 
 def runs_as_one_task(planned: int | None, rows_per_record: float | None, limit: int) -> bool:
@@ -95,6 +98,8 @@ class BatchCommitter:
         self.slots = dead_letter_slots(settings.dead_letter_limit, resume.partitions)
         self.expected = dict(resume.stored)  # what MySQL holds once the batch being committed, if any, is
         self.seen = dict(resume.seen)  # the end offsets seen that MySQL holds, once the batch being committed is
+        self.seen_wait_s, self.clock = settings.seen_wait_s, time.monotonic
+        self._unseen_since: float | None = None  # since when the observer's ends are above self.seen, no batch handed over
         self._lock = threading.Lock()  # held for the whole of a batch
         self._stopping = False
 
@@ -168,9 +173,10 @@ class BatchCommitter:
                                time.monotonic(), self.marks.propose(after, self.guard.ids)))
 
     def heartbeat(self) -> None:
-        """While no batch runs and no commit is under way (else nothing: the batches carry it):
+        """While no batch runs and no commit is under way (else nothing: the batches carry both):
         stores counted_through alone when the observations let it move a second or more past what
-        MySQL holds (idle topics). A failure is left to the next heartbeat or batch, but fencing,
+        MySQL holds (idle topics), and the ends the observer saw once no batch stored them for
+        `seen_wait_s` (seen_due). A failure is left to the next heartbeat or batch, but fencing,
         which ends the query like a batch's (ended_by)."""
         if not self._lock.acquire(blocking=False):
             return
@@ -178,13 +184,34 @@ class BatchCommitter:
             if self._stopping or self.commits.busy() or self.commits.failure is not None:
                 return
             stored = dict(self.step.stored)
-            marks = self.marks.propose(stored, self.guard.ids)
-            if marks.job is None or marks.job < (self.marks.stored_job or 0) + HEARTBEAT_STEP_MS:
+            marks, seen = self.marks.propose(stored, self.guard.ids), self.seen_due(stored)
+            moves = marks.job is not None and marks.job >= (self.marks.stored_job or 0) + HEARTBEAT_STEP_MS
+            if not moves and not seen:
                 return
+
+            def beat() -> None:
+                if self.step.heartbeat(stored, marks, seen):
+                    self._unseen_since = None
+                    self.seen.update({tp: max(end, self.seen.get(tp, end)) for tp, end in seen.items()})
             with contextlib.suppress(BaseException):  # recorded in the failure slot when it is fencing
-                self.commits.run(lambda: self.step.heartbeat(stored, marks))
+                self.commits.run(beat)
         finally:
             self._lock.release()
+
+    def seen_due(self, stored: offsets.Position) -> offsets.Position:
+        """The ends the observer's newest look saw above what MySQL holds as seen, of the partitions
+        MySQL holds offsets for, once they have been so for `seen_wait_s` with no batch handed over
+        ({} before): a batch carries them (seen_now) unless it is not due yet (a long
+        TRIGGER_INTERVAL), and a job stopped before it came would otherwise not know, after a
+        recreation of the topic, that records it never read had arrived (docs/design.md)."""
+        observed = self.marks.newest_ends(self.guard.ids)
+        ahead = {tp: end for tp, end in observed.items() if tp in stored and end > self.seen.get(tp, stored[tp])}
+        if not ahead:
+            self._unseen_since = None
+            return {}
+        now = self.clock()
+        self._unseen_since = now if self._unseen_since is None else self._unseen_since
+        return ahead if now - self._unseen_since >= self.seen_wait_s else {}
 
     def seen_now(self, after: offsets.Position) -> offsets.Position:
         """The end offsets seen of the batch's partitions that MySQL does not hold yet: the newest
@@ -202,6 +229,7 @@ class BatchCommitter:
         self.commits.wait()
         self.expected = batch.after
         self.seen.update(batch.seen)
+        self._unseen_since = None  # the batch carries the newest look's ends
         self.commits.run(lambda: self.step(batch))
 
     def planned_records(self, batch_id: int, ends: offsets.Position | None = None) -> int | None:

@@ -38,6 +38,11 @@ SETTLE_OFFSETS = ("INSERT INTO kafka_offsets (job, topic, kafka_partition, next_
                   f"counted_from = IF({SAME_TOPIC}, LEAST(kafka_offsets.counted_from, new.counted_from), new.counted_from), "
                   "next_offset = new.next_offset, topic_id = new.topic_id, seen_end = new.seen_end, "
                   "updated_at = CURRENT_TIMESTAMP(3)")
+# The ends seen alone (a heartbeat's: records arrived and their batch is not due yet): raised,
+# never lowered, on rows of the topic the job reads under that ID only; next_offset and updated_at
+# (the last batch's commit) stay as they are.
+RAISE_SEEN = ("UPDATE kafka_offsets SET seen_end = GREATEST(COALESCE(seen_end, 0), %s) "
+              "WHERE job = %s AND topic = %s AND kafka_partition = %s AND topic_id = %s")
 GIVE_UP = ("UPDATE kafka_offsets SET topic_id = LEFT(CONCAT(%s, COALESCE(topic_id, '')), 32) "
            "WHERE job = %s AND topic = %s AND kafka_partition = %s")
 # STARTING_OFFSETS applies at the job's first start only: the first that stored a start.

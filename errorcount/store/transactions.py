@@ -37,6 +37,7 @@ from errorcount.store.statements import (
     INSERT_REJECTED,
     INSERT_SKIPPED,
     MARK_STARTED,
+    RAISE_SEEN,
     REASON_CHARS,
     SELECT_LEASE,
     SELECT_LEASE_HOLDER,
@@ -237,13 +238,18 @@ class Store:
             self.series.committed(written)
         return True
 
-    def store_marks(self, stored: Position, marks: Through) -> None:
-        """counted_through alone (the topics idle, no batch to carry it): in one transaction, under
-        this epoch's lease, with MySQL holding `stored`, the offsets `marks` were derived from
-        (FencedError otherwise)."""
+    def store_marks(self, stored: Position, marks: Through, seen: Position | None = None,
+                    topic_ids: Mapping[str, str] | None = None) -> None:
+        """counted_through alone (the topics idle, no batch to carry it), and the end offsets `seen`
+        of partitions whose batch is not due yet (raised, never lowered; each only on the row of
+        its topic's ID in `topic_ids`): in one transaction, under this epoch's lease, with MySQL
+        holding `stored`, the offsets `marks` were derived from (FencedError otherwise)."""
         with transaction(self.conn) as cursor:
             self.check_owner(cursor, stored)
             counted_marks.write(cursor, self.job, self.lateness_s, marks)
+            ids = topic_ids or {}
+            cursor.executemany(RAISE_SEEN, [(end, self.job, *tp, ids[tp.topic])
+                                            for tp, end in sorted((seen or {}).items()) if ids.get(tp.topic)])
 
     def load_marks(self) -> tuple[dict[str, int], int | None]:
         """The stored counted_through (epoch ms): per topic, and the job's."""

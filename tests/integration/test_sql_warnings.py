@@ -94,7 +94,11 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
         assert job_store.commit_batch(BatchSummary(records=1, errors=1, minute_counts={MINUTE: 1},
                                                    series_counts={(MINUTE, "ERROR"): 1}), after, later, ids)
         after = later
-        job_store.store_marks(after, Through({}, {topic: 1_700_000_001_000}, 1_700_000_001_000))  # a heartbeat
+        # a heartbeat, with the ends seen of partitions whose batch is not due: raised, never lowered
+        job_store.store_marks(after, Through({}, {topic: 1_700_000_001_000}, 1_700_000_001_000),
+                              {TP(topic, 0): 12, TP(topic, 1): 3}, ids)
+        assert dict(query(admin, "SELECT kafka_partition, seen_end FROM kafka_offsets WHERE job = %s AND topic = %s",
+                          (job, topic))) == {0: 12, 1: 10}
         assert job_store.load_marks() == ({topic: 1_700_000_001_000}, 1_700_000_001_000)
         job_store.load_holder()
         # A later start: the topic gone (retired), retention's gap on another partition skipped.

@@ -60,9 +60,18 @@ class MarksRecorder(Store):
     def __init__(self):
         super().__init__(None, "job", ["logs"])
         self.stored_marks: list = []
+        self.stored_seen: list = []
+        self.failing = False
 
-    def store_marks(self, stored, marks) -> None:
+    def store_marks(self, stored, marks, seen=None, topic_ids=None) -> None:
+        if self.failing:
+            raise ConnectionError("the SQL server went away")
         self.stored_marks.append((dict(stored), marks.job))
+        if seen:
+            self.stored_seen.append({tp: (end, topic_ids[tp.topic]) for tp, end in seen.items()})
+
+    def commit_batch(self, batch, before, after, topic_ids, seen=None, marks=None) -> bool:
+        return True
 
 
 def test_the_heartbeat_stores_counted_through_once_it_can_move_a_second(tmp_path):
@@ -112,4 +121,56 @@ def test_a_commit_stores_the_newest_end_the_observer_saw_of_the_jobs_topic(tmp_p
     assert committer.seen_now(after) == of_topic("logs", {0: 900, 1: 50})
     marks.observe(Observation(6_000, of_topic("logs", {0: 9_000, 1: 9_000}), {"logs": "RECREATED"}))
     assert committer.seen_now(after) == after  # the newest look saw another topic under the name: nothing of it
+    committer.close()
+
+
+def test_the_heartbeat_stores_the_ends_seen_that_no_batch_stored_for_two_looks(tmp_path):
+    """A long TRIGGER_INTERVAL: records arrived, their batch is not due. A job stopped before it
+    would start knowing nothing of them (seen_end), and a recreation of the topic meanwhile would
+    retire its partitions as counted to their end: a silent loss. The heartbeat stores the ends the
+    observer saw once two of its looks passed without a batch; a batch handed over starts the wait anew."""
+    from errorcount.batch.commit import Counted
+    from errorcount.counted_through import Marks, Observation
+    from errorcount.offsets import TopicPartition as TP
+    from errorcount.pipeline.summary import BatchSummary
+
+    def settings(trigger: str) -> BatchSettings:
+        return BatchSettings.of(load_config([], {"KAFKA_TOPIC": "logs", "TRIGGER_INTERVAL": trigger}))
+    assert settings("1 second").seen_wait_s == 2  # looks every trigger, within 1 to 10 s
+    assert settings("5 minutes").seen_wait_s == 20
+    recorder, marks, stored, now = MarksRecorder(), Marks(), of_topic("logs", {0: 100, 1: 40}), [0.0]
+    committer = BatchCommitter(settings("5 minutes"), recorder, Resume(stored, 2, "", {"logs": "ID"}, seen={TP("logs", 1): 45}),
+                               Retention(0), str(tmp_path), describe=str, marks=marks)
+    committer.clock = lambda: now[0]
+
+    def beat(at: float) -> None:
+        now[0] = at
+        committer.heartbeat()
+        committer.commits.wait()
+    # partition 0 behind its end (so counted_through cannot move), 1 at the end MySQL holds as seen,
+    # 7 of a partition MySQL holds no offset for (found while the query runs: its batch stores it)
+    marks.observe(Observation(5_000, of_topic("logs", {0: 150, 1: 45, 7: 9}), {"logs": "ID"}))
+    for at in (0.0, 10.0, 19.9):
+        beat(at)
+    assert recorder.stored_seen == []  # not yet two looks
+    recorder.failing = True
+    beat(20.0)
+    assert recorder.stored_seen == []  # a failed try is tried again
+    recorder.failing = False
+    beat(20.5)
+    assert recorder.stored_seen == [{TP("logs", 0): (150, "ID")}] and recorder.stored_marks[-1][1] is None
+    beat(60.0)
+    assert len(recorder.stored_seen) == 1  # stored: nothing above it
+    marks.observe(Observation(6_000, of_topic("logs", {0: 5, 1: 5}), {"logs": "RECREATED"}))
+    beat(100.0)
+    assert len(recorder.stored_seen) == 1  # another topic under the name: nothing of it
+    marks.observe(Observation(7_000, of_topic("logs", {0: 170, 1: 46}), {"logs": "ID"}))
+    beat(101.0)
+    summary = BatchSummary(records=10, errors=0, ranges={TP("logs", 0): (100, 109)})
+    committer.hand_over(Counted(0, summary, stored, of_topic("logs", {0: 110, 1: 40}), {}, "parallel", 0.0, 0.0))
+    committer.commits.wait()
+    beat(121.5)
+    assert len(recorder.stored_seen) == 1  # a batch was handed over since 101: the wait starts again
+    beat(141.5)
+    assert recorder.stored_seen[-1] == {TP("logs", 0): (170, "ID"), TP("logs", 1): (46, "ID")}
     committer.close()
