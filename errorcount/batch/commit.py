@@ -105,6 +105,7 @@ class CommitStep:
         self.watch, self.retention, self.hooks = watch, retention, hooks
         self.marks = marks or Marks()
         self.late = LateLines(watch, lateness_s)
+        self.beat_failing = False  # the last heartbeat's transaction failed
 
     def __call__(self, batch: Counted) -> None:
         """The batch's transaction on top of `batch.before`, then its log line, metrics and any
@@ -149,9 +150,14 @@ class CommitStep:
         except FencedError:
             raise
         except Exception as error:  # noqa: BLE001  # nothing was stored; the next try carries it
-            log.warning("counted_through and the ends seen were not stored (%s); the next batch or heartbeat stores "
-                        "them", self.describe(error) if failures.is_transient(error) else error)
+            if not self.beat_failing:  # once per outage: an idle job tries every few seconds
+                log.warning("counted_through and the ends seen were not stored (%s); tried again every few seconds, "
+                            "and the next batch stores them", self.describe(error) if failures.is_transient(error) else error)
+            self.beat_failing = True
             return False
+        if self.beat_failing:
+            log.info("counted_through and the ends seen are stored again")
+        self.beat_failing = False
         self.settled(marks)
         return True
 

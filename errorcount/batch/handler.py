@@ -32,6 +32,7 @@ from errorcount.store.retention import Retention
 
 log = logging.getLogger(__name__)
 HEARTBEAT_STEP_MS = 1000  # counted_through is stored alone once it can move this far
+HEARTBEAT_RETRY_S = 5.0  # after a heartbeat's transaction failed (MySQL away), the next waits this long
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class BatchCommitter:
         self.seen = dict(resume.seen)  # the end offsets seen that MySQL holds, once the batch being committed is
         self.seen_wait_s, self.clock = settings.seen_wait_s, time.monotonic
         self._unseen_since: float | None = None  # since when the observer's ends are above self.seen, no batch handed over
+        self._beat_after = 0.0  # no heartbeat before (self.clock): one failed
         self._lock = threading.Lock()  # held for the whole of a batch
         self._stopping = False
 
@@ -176,12 +178,12 @@ class BatchCommitter:
         """While no batch runs and no commit is under way (else nothing: the batches carry both):
         stores counted_through alone when the observations let it move a second or more past what
         MySQL holds (idle topics), and the ends the observer saw once no batch stored them for
-        `seen_wait_s` (seen_due). A failure is left to the next heartbeat or batch, but fencing,
-        which ends the query like a batch's (ended_by)."""
+        `seen_wait_s` (seen_due). A failure is left to the next batch or to a heartbeat
+        HEARTBEAT_RETRY_S later, but fencing, which ends the query like a batch's (ended_by)."""
         if not self._lock.acquire(blocking=False):
             return
         try:
-            if self._stopping or self.commits.busy() or self.commits.failure is not None:
+            if self._stopping or self.commits.busy() or self.commits.failure is not None or self.clock() < self._beat_after:
                 return
             stored = dict(self.step.stored)
             marks, seen = self.marks.propose(stored, self.guard.ids), self.seen_due(stored)
@@ -193,6 +195,8 @@ class BatchCommitter:
                 if self.step.heartbeat(stored, marks, seen):
                     self._unseen_since = None
                     self.seen.update({tp: max(end, self.seen.get(tp, end)) for tp, end in seen.items()})
+                else:
+                    self._beat_after = self.clock() + HEARTBEAT_RETRY_S
             with contextlib.suppress(BaseException):  # recorded in the failure slot when it is fencing
                 self.commits.run(beat)
         finally:

@@ -62,8 +62,10 @@ class MarksRecorder(Store):
         self.stored_marks: list = []
         self.stored_seen: list = []
         self.failing = False
+        self.tries = 0
 
     def store_marks(self, stored, marks, seen=None, topic_ids=None) -> None:
+        self.tries += 1
         if self.failing:
             raise ConnectionError("the SQL server went away")
         self.stored_marks.append((dict(stored), marks.job))
@@ -124,7 +126,7 @@ def test_a_commit_stores_the_newest_end_the_observer_saw_of_the_jobs_topic(tmp_p
     committer.close()
 
 
-def test_the_heartbeat_stores_the_ends_seen_that_no_batch_stored_for_two_looks(tmp_path):
+def test_the_heartbeat_stores_the_ends_seen_that_no_batch_stored_for_two_looks(tmp_path, caplog):
     """A long TRIGGER_INTERVAL: records arrived, their batch is not due. A job stopped before it
     would start knowing nothing of them (seen_end), and a recreation of the topic meanwhile would
     retire its partitions as counted to their end: a silent loss. The heartbeat stores the ends the
@@ -153,12 +155,16 @@ def test_the_heartbeat_stores_the_ends_seen_that_no_batch_stored_for_two_looks(t
     for at in (0.0, 10.0, 19.9):
         beat(at)
     assert recorder.stored_seen == []  # not yet two looks
-    recorder.failing = True
-    beat(20.0)
-    assert recorder.stored_seen == []  # a failed try is tried again
+    caplog.set_level("INFO", logger="errorcount.batch.commit")
+    recorder.failing = True  # MySQL away: tried again every HEARTBEAT_RETRY_S, said once
+    for at in (20.0, 20.5, 24.9, 25.0, 30.0):
+        beat(at)
+    assert recorder.stored_seen == [] and recorder.tries == 3
+    assert sum("were not stored" in r.getMessage() for r in caplog.records) == 1
     recorder.failing = False
-    beat(20.5)
+    beat(35.0)
     assert recorder.stored_seen == [{TP("logs", 0): (150, "ID")}] and recorder.stored_marks[-1][1] is None
+    assert "stored again" in caplog.text
     beat(60.0)
     assert len(recorder.stored_seen) == 1  # stored: nothing above it
     marks.observe(Observation(6_000, of_topic("logs", {0: 5, 1: 5}), {"logs": "RECREATED"}))
