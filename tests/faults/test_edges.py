@@ -36,6 +36,14 @@ def to_partition(topic: str, partition: int, events: list[samples.Event], writer
     writer.flush()
 
 
+def seen_to(run, driver, ends: dict[int, int]) -> bool:
+    """Whether the job's stored seen_end (kafka_offsets) reached `ends` on every partition in it
+    (`driver` checked alive first: a dead one fails at once, with its log)."""
+    driver.check_alive()
+    seen = dict(query(run.admin, "SELECT kafka_partition, seen_end FROM kafka_offsets WHERE job = %s", (run.job,)))
+    return all(int(seen.get(p) or 0) >= end for p, end in ends.items())
+
+
 def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     run = scenario(PARTITIONS, START)
     counted: list[samples.Event] = []
@@ -92,11 +100,7 @@ def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     # nothing moved), unless skipped.
     run.produced.add(errors(2000, seed=11))
     ends = kafka_admin.end_offsets(run.topic)
-    def seen_to_the_end() -> bool:
-        second.check_alive()
-        seen = dict(query(run.admin, "SELECT kafka_partition, seen_end FROM kafka_offsets WHERE job = %s", (run.job,)))
-        return all(int(seen.get(p) or 0) >= ends[p] for p in range(PARTITIONS))
-    wait_until(seen_to_the_end, 120, "a rate-limited batch to store the new ends as seen")
+    wait_until(lambda: seen_to(run, second, ends), 120, "a rate-limited batch to store the new ends as seen")
     assert second.stop() == 0
     stored, old_id = run.offsets(), kafka_admin.topic_id(run.topic)
     assert all(stored[p] < ends[p] for p in range(PARTITIONS))  # behind on every partition
@@ -155,12 +159,6 @@ def test_transactions_a_quiet_partition_and_recreated_topics(scenario):
     produce.produce(run.topic, errors(100, seed=13))
     ends = kafka_admin.end_offsets(run.topic)
     assert all(ends[p] > stored[p] for p in ends)
-
-    def seen_to_the_new_end() -> bool:
-        again.check_alive()
-        seen = dict(query(run.admin, "SELECT kafka_partition, seen_end FROM kafka_offsets WHERE job = %s AND "
-                                     "topic_id = %s", (run.job, kafka_admin.topic_id(run.topic))))
-        return all(int(seen.get(p) or 0) >= ends[p] for p in ends)
-    wait_until(seen_to_the_new_end, 90, "the new ends stored as seen while no batch is due")
+    wait_until(lambda: seen_to(run, again, ends), 90, "the new ends stored as seen while no batch is due")
     assert run.offsets() == stored  # no batch ran: the heartbeat stored them
     assert again.stop() == 0
