@@ -19,14 +19,14 @@ from pyspark.sql import SparkSession
 from errorcount import errors, faults, offsets, session, start_plan, store
 from errorcount.batch import checkpoint
 from errorcount.batch.handler import BatchCommitter, BatchSettings
-from errorcount.config.load import Config, interval_seconds, topics
+from errorcount.config.load import Config, topics
 from errorcount.config.rules import Rules, change_warning
 from errorcount.counted_through import Marks
 from errorcount.errors import ConfigError, JobStop
 from errorcount.kafka import topic_metadata
 from errorcount.kafka.admin import KafkaAdmin
 from errorcount.kafka.client import KafkaClient, KafkaUnavailable, TopicMissing
-from errorcount.kafka.observer import EndObserver, interval_for
+from errorcount.kafka.observer import EndObserver, look_interval
 from errorcount.kafka.subscription import Subscription
 from errorcount.observe import logline, progress, watch
 from errorcount.observe.watch import Watch, WatchSettings
@@ -147,7 +147,7 @@ class Job:
             marks = self.mysql("reading counted_through", lambda: marks_of(job_store))
             job_watch.counted_through(marks.stored_job)  # what MySQL holds, until a commit moves it
             server_clock = ServerClock(lambda: mysql.connect(cfg), self.describe)
-            observer = EndObserver(admin, subscription, marks, interval_for(interval_seconds(cfg.trigger_interval)),
+            observer = EndObserver(admin, subscription, marks, look_interval(cfg.trigger_interval),
                                    EarlierClock(self.clock, server_clock.now, job_watch.clocks_compared)).start()
             try:
                 return self.supervise(Leased(job_store, subscription, job_watch, admin, marks))

@@ -18,12 +18,12 @@ from errorcount.batch.commit import CommitStep, Counted
 from errorcount.batch.count import count_planned
 from errorcount.batch.in_order import InOrder
 from errorcount.batch.topic_guard import TopicGuard
-from errorcount.config.load import Config, interval_seconds
+from errorcount.config.load import Config
 from errorcount.config.settings import reads_requests
 from errorcount.counted_through import Marks
 from errorcount.errors import JobStop
 from errorcount.faults import NO_FAULTS, Hooks
-from errorcount.kafka.observer import interval_for
+from errorcount.kafka.observer import look_interval
 from errorcount.observe.watch import Watch
 from errorcount.pipeline.aggregate import dead_letter_slots
 from errorcount.retry import first_line
@@ -54,7 +54,7 @@ class BatchSettings:
     def of(cls, cfg: Config) -> "BatchSettings":
         return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
                    cfg.count_lines, reads_requests(cfg.log_format), cfg.lateness,
-                   2 * interval_for(interval_seconds(cfg.trigger_interval)))
+                   2 * look_interval(cfg.trigger_interval))
 
 
 def runs_as_one_task(planned: int | None, rows_per_record: float | None, limit: int) -> bool:

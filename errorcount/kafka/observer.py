@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from errorcount.config.load import interval_seconds
 from errorcount.counted_through import Marks, Observation
 from errorcount.kafka.admin import KafkaAdmin
 from errorcount.kafka.subscription import Subscription
@@ -17,9 +18,10 @@ from errorcount.retry import first_line
 log = logging.getLogger(__name__)
 
 
-def interval_for(trigger_seconds: float) -> float:
-    """Seconds between looks: the trigger interval, kept within 1 to 10 s."""
-    return min(max(trigger_seconds, 1.0), 10.0)
+def look_interval(trigger_interval: str) -> float:
+    """Seconds between looks for a TRIGGER_INTERVAL: the trigger's, kept within 1 to 10 s. One rule
+    for the observer and for whatever waits on its looks (the batch committer's seen_wait_s)."""
+    return min(max(interval_seconds(trigger_interval), 1.0), 10.0)
 
 
 class EndObserver:

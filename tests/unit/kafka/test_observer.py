@@ -2,7 +2,7 @@
 asked, a pattern lists the topics after it, and the interval stays within its bounds."""
 
 from errorcount.counted_through import Marks
-from errorcount.kafka.observer import EndObserver, interval_for
+from errorcount.kafka.observer import EndObserver, look_interval
 from errorcount.kafka.subscription import Subscription
 from errorcount.offsets import TopicPartition
 
@@ -42,4 +42,4 @@ def test_a_topic_list_is_asked_as_listed():
 
 
 def test_the_interval_follows_the_trigger_within_one_to_ten_seconds():
-    assert [interval_for(s) for s in (0.1, 1, 4, 60)] == [1.0, 1.0, 4.0, 10.0]
+    assert [look_interval(t) for t in ("100 milliseconds", "1 second", "4 seconds", "1 minute")] == [1.0, 1.0, 4.0, 10.0]
