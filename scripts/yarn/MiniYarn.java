@@ -30,6 +30,9 @@ public class MiniYarn {
     {CAPACITY + "root.default.acl_submit_applications", "*"},
     {CAPACITY + "root.default.acl_administer_queue", "*"},
     {CAPACITY + "node-locality-delay", "-1"},
+    // ApplicationMasters may hold up to 60 % of the memory (YARN's default, 10 %, admits one AM at a
+    // time here): a client-mode application starts while a cluster-mode one runs.
+    {CAPACITY + "maximum-am-resource-percent", "0.6"},
     {"yarn.nodemanager.resource.cpu-vcores", "4"},
     {"yarn.scheduler.minimum-allocation-mb", "256"},
     // A JVM plus a Python driver reserve far more virtual memory than YARN's 2.1 x default allows.
@@ -56,8 +59,13 @@ public class MiniYarn {
     for (String[] setting : SETTINGS) {
       conf.set(setting[0], setting[1]);
     }
-    // Room for an AM and two executors on a small machine; containers round up to 256 MB.
-    conf.set("yarn.nodemanager.resource.memory-mb", System.getProperty("yarn.memory.mb", "6144"));
+    // Room for two applications at once (containers round up to 256 MB): a cluster-mode AM (driver,
+    // 1792 MB) and its executor (1536) beside a client-mode application's AM (1024) and executor,
+    // and a failed start's AM until it ends. YARN's accounting, not memory taken: a JVM commits
+    // what it uses.
+    // MiniYARNCluster gives its NodeManagers this key's memory (4096 by default), not
+    // yarn.nodemanager.resource.memory-mb, which it overwrites.
+    conf.set("yarn.minicluster.yarn.nodemanager.resource.memory-mb", System.getProperty("yarn.memory.mb", "8192"));
 
     MiniYARNCluster cluster = new MiniYARNCluster("errorcount-yarn", 1, 1, 1);
     cluster.init(conf);

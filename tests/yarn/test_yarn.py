@@ -4,6 +4,7 @@ finish exact; the stop marker and `yarn application -kill` must stop it with not
 
 import json
 import re
+from collections import Counter
 from datetime import datetime
 
 import pytest
@@ -27,7 +28,8 @@ from tests.yarn.cluster import CONF_DIR, ROOT, SPARK_JARS, YarnApps, java_home, 
 
 START = datetime(2036, 2, 29, 23, 30)
 SMALL_BATCHES = "300"  # ten batches for 3000 lines
-SLOW_TRIGGER = "4 seconds"  # ten batches take >= 36 s after the first commit: the kill lands mid-stream
+SLOW_TRIGGER = "4 seconds"  # five batches take >= 16 s after the first commit: the kill lands mid-stream
+BACKLOG = 1500  # the AM-kill test's lines before its submission: five batches of SMALL_BATCHES
 pytestmark = pytest.mark.yarn
 
 
@@ -55,7 +57,7 @@ def wait_caught_up(yarn: YarnApps, run: Scenario, app: str, what: str, timeout: 
 def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted, run):
     marker = marker_for(run)
     env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES, TRIGGER_INTERVAL=SLOW_TRIGGER)
-    run.write(3000, seed=71, minutes=90)  # crosses midnight: Feb 29 into Mar 1 in UTC
+    run.write(BACKLOG, seed=71, minutes=90)  # crosses midnight: Feb 29 into Mar 1 in UTC
     app = yarn.submit(env)
     submitted.append(app)
 
@@ -64,13 +66,13 @@ def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted,
     [(attempt1, _state, am1)] = yarn.attempts(app)
     yarn.kill_container(am1)
     at_kill = sum(stored_offsets(run.admin, run.job, run.topic).values())
-    assert at_kill < 3000, "attempt 1 drained the backlog before the kill: the test did not kill mid-stream"
+    assert at_kill < BACKLOG, "attempt 1 drained the backlog before the kill: the test did not kill mid-stream"
 
     second = wait_until(lambda: len(a := yarn.attempts(app)) == 2 and a[1], 300, "YARN to start attempt 2")
     run.write(1000, seed=72, minutes=90)  # the stream goes on while attempt 2 starts
     wait_caught_up(yarn, run, app, "attempt 2 to catch up")
     assert run.counts() == run.produced.total()
-    assert run.ledger()[1] == 4000  # every offset committed exactly once, across both attempts
+    assert run.ledger()[1] == BACKLOG + 1000  # every offset committed exactly once, across both attempts
     log2 = yarn.driver_log(second[2])
     assert "epoch 2 taken" in log2, log2[-3000:]
     assert f"resuming from {run.topic}-" in log2  # attempt 2 planned its start from MySQL, per topic-partition
@@ -89,7 +91,8 @@ def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted,
     assert yarn.wait_state(recount, ("FINISHED", "FAILED", "KILLED"), 300) == ("FINISHED", "SUCCEEDED")
     assert run.counts() == run.produced.total()
     [(errors, read_to)] = query(run.admin, "SELECT errors_after, offsets_to FROM recounts WHERE job = %s", (run.job,))
-    assert errors == 0 and json.loads(read_to) == {run.topic: {"0": 1334, "1": 1333, "2": 1333}}
+    written = Counter(str(partition) for partition, _offset, _event in run.produced.placed)  # a fresh topic: its ends
+    assert errors == 0 and json.loads(read_to) == {run.topic: dict(written)}
 
 
 def test_kill_stops_with_nothing_half_committed_and_resubmission_resumes(yarn, submitted, run):
@@ -150,7 +153,15 @@ def check_watched_from_the_submitting_host(yarn: YarnApps, run: Scenario, app: s
                "the mirrored consumer group to hold MySQL's offsets")
 
 
-def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, submitted, run, start_driver):
+def test_a_newer_instance_by_hand_in_client_mode_replaces_the_application_for_good(yarn, submitted, run, start_driver):
+    """Another instance of the same job replaces the YARN application: docs/operations.md "spark-submit
+    by hand", as written, with SPARK_MASTER=yarn (the driver here, its executors in YARN containers).
+    The application's attempt 1 is fenced at its next commit; YARN starts attempt 2, which must exit 3
+    without taking the lease back; the application fails for good and the newer instance counts
+    exactly. The newer one's first SparkContext fails to start as Spark's UI race does in client mode
+    (tests/harness/race_once.py), after its application was submitted: the driver starts the context
+    again, as a second application, and counts as if nothing had happened. (One test for both: each
+    YARN application costs ~30 s of container and driver starts.)"""
     marker = marker_for(run)
     env = job_env(run.job, run.topic, marker, MAX_OFFSETS_PER_TRIGGER=SMALL_BATCHES)
     env["SPARK_SUBMIT_EXTRA"] += " --conf spark.yarn.maxAppAttempts=2"
@@ -159,42 +170,37 @@ def test_reattempt_of_a_replaced_application_does_not_take_the_job_back(yarn, su
     submitted.append(app)
     wait_until(lambda: run.ledger()[0] >= 1, 300, "the YARN job to commit a batch",)
 
-    # Another instance of the same job (here a local driver) replaces the YARN application.
-    newer = start_driver(run.job, run.topic)
-    wait_until(lambda: run.epoch() == 2, 180, "the newer instance to take the lease")
+    newer, armed = by_hand_in_client_mode(run, marker, start_driver)
+    wait_until(lambda: newer.check_alive() or run.epoch() == 2, 300, "the newer instance to take the lease")
     run.write(600, seed=75, minutes=30)  # the YARN driver meets the newer lease at its next commit
-    # The application's attempt 1 is fenced at its next commit; YARN starts attempt 2, which must
-    # exit 3 without taking the lease back; the application fails for good.
     assert yarn.wait_state(app, ("FINISHED", "FAILED", "KILLED"), 300)[1] == "FAILED"
     attempts = yarn.attempts(app)
     assert len(attempts) == 2
     assert "it replaced this application" in yarn.driver_log(attempts[1][2])
     assert run.epoch() == 2
 
-    wait_until(lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)
-               and newer.running(), 240, "the newer instance to catch up")
+    caught_up = lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)  # noqa: E731
+    wait_until(lambda: newer.check_alive() or caught_up(), 300, "the newer instance, by hand in YARN client mode, to catch up")
     assert run.counts() == run.produced.total()
     assert run.ledger()[1] == 3600
-    assert newer.stop() == 0
+    assert not armed.exists(), "RaceOnce never ran: spark.extraListeners did not reach the driver"
+    retried = [line for line in newer.log().splitlines() if "failed to start on a race inside Spark" in line]
+    assert retried and "java.util.ConcurrentModificationException" in retried[0], newer.log()[-3000:]
+    assert "attempt 2 of 3" in retried[0]  # (an "attempt 3 of 3" too if Spark's own race struck the second)
+    apps = re.findall(r"Submitting application (application_\d+_\d+) to ResourceManager", newer.log())
+    assert len(apps) == len(retried) + 1, newer.log()[-3000:]  # one per start
+    assert yarn.state(apps[-1])[0] == "RUNNING"  # its executors are YARN's
+    marker.touch()
+    assert newer.wait(180) == 0, newer.log()[-3000:]
+    # a failed start's application, its AM cut off from the driver, ends by itself (docs/operations.md)
+    for failed in apps[:-1]:
+        wait_until(lambda failed=failed: yarn.state(failed)[0] in ("FINISHED", "FAILED", "KILLED"), 300,
+                   f"the failed start's application {failed} to end")
 
 
-
-def test_invalid_configuration_stops_the_submission_before_yarn(yarn, run):
-    env = job_env(run.job, run.topic, marker_for(run), STARTING_OFFSETS="sometimes")
-    result = yarn.run_script("submit-yarn.sh", env)
-    assert result.returncode == 2, result.stderr
-    assert "STARTING_OFFSETS must be earliest or latest" in result.stderr
-    assert "spark-submit" not in result.stderr and not result.stdout.strip()  # nothing was submitted
-
-
-def test_the_documented_command_in_yarn_client_mode(yarn, run, start_driver):
-    """docs/operations.md "spark-submit by hand", as written, with SPARK_MASTER=yarn: the driver
-    runs here, its executors in YARN containers; the topic is counted exactly. Its first
-    SparkContext fails to start as Spark's UI race does in client mode (tests/harness/race_once.py),
-    after its application was submitted: the driver starts the context again, as a second
-    application, and counts as if nothing had happened."""
-    marker = marker_for(run)
-    run.write(600, seed=77, minutes=20)
+def by_hand_in_client_mode(run: Scenario, marker, start_driver):
+    """The job started by docs/operations.md's "spark-submit by hand" block with SPARK_MASTER=yarn
+    and its first SparkContext set to fail once on Spark's UI race; (the driver, the race's arming file)."""
     armed = ROOT / ".local" / "yarn" / "markers" / f"{run.job}.race"
     race_options, race_env = race_once(armed)
     extra = [f"--conf spark.yarn.stagingDir=file://{ROOT}/.local/yarn/staging", f"--conf spark.yarn.jars=local:{SPARK_JARS}/*",
@@ -203,21 +209,12 @@ def test_the_documented_command_in_yarn_client_mode(yarn, run, start_driver):
              "--name errorcount-by-hand-" + run.job, race_options]
     env = {"SPARK_MASTER": "yarn", "HADOOP_CONF_DIR": str(CONF_DIR), "SPARK_SUBMIT_EXTRA": " ".join(extra),
            "STOP_MARKER": str(marker), **race_env}
-    driver = start_driver(run.job, run.topic, env=env, command=["bash", "-ec", documented_block()])
-    caught_up = lambda: stored_offsets(run.admin, run.job, run.topic) == kafka_admin.end_offsets(run.topic)  # noqa: E731
-    wait_until(lambda: driver.check_alive() or caught_up(), 300, "the job submitted by hand in YARN client mode to catch up")
-    assert run.counts() == run.produced.total()
-    assert not armed.exists(), "RaceOnce never ran: spark.extraListeners did not reach the driver"
-    retried = [line for line in driver.log().splitlines() if "failed to start on a race inside Spark" in line]
-    assert retried and "java.util.ConcurrentModificationException" in retried[0], driver.log()[-3000:]
-    assert "attempt 2 of 3" in retried[0]  # (an "attempt 3 of 3" too if Spark's own race struck the second)
-    apps = re.findall(r"Submitting application (application_\d+_\d+) to ResourceManager", driver.log())
-    assert len(apps) == len(retried) + 1, driver.log()[-3000:]  # one per start
-    assert yarn.state(apps[-1])[0] == "RUNNING"  # its executors are YARN's
-    marker.touch()
-    assert driver.wait(180) == 0, driver.log()[-3000:]
-    # a failed start's application, its AM cut off from the driver, ends by itself (docs/operations.md)
-    for app in apps[:-1]:
-        wait_until(lambda app=app: yarn.state(app)[0] in ("FINISHED", "FAILED", "KILLED"), 300,
-                   f"the failed start's application {app} to end")
+    return start_driver(run.job, run.topic, env=env, command=["bash", "-ec", documented_block()]), armed
 
+
+def test_invalid_configuration_stops_the_submission_before_yarn(yarn, run):
+    env = job_env(run.job, run.topic, marker_for(run), STARTING_OFFSETS="sometimes")
+    result = yarn.run_script("submit-yarn.sh", env)
+    assert result.returncode == 2, result.stderr
+    assert "STARTING_OFFSETS must be earliest or latest" in result.stderr
+    assert "spark-submit" not in result.stderr and not result.stdout.strip()  # nothing was submitted
