@@ -4,6 +4,9 @@ Every row then travels JVM -> Python worker -> JVM. Run by the bench via scripts
 
 import sys
 
+# The job's drivers import pyspark so too (errorcount/driver_path.py): starts compared alike.
+import errorcount.driver_path  # noqa: F401  # isort: skip
+
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T

@@ -7,6 +7,9 @@ import os
 import sys
 import time
 
+# The job's drivers import pyspark so too (errorcount/driver_path.py): starts compared alike.
+import errorcount.driver_path  # noqa: F401  # isort: skip
+
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 

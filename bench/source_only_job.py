@@ -11,6 +11,9 @@ import sys
 import threading
 import time
 
+# The job's drivers import pyspark so too (errorcount/driver_path.py): starts compared alike.
+import errorcount.driver_path  # noqa: F401  # isort: skip
+
 from pyspark.sql import DataFrame, SparkSession
 
 from errorcount.batch import checkpoint

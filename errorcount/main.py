@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
+import errorcount.driver_path  # noqa: F401  (first: the installed pyspark before spark-submit's zips)
 from errorcount import __version__, errors, faults
 from errorcount.config.load import load_config
 from errorcount.errors import JobStop

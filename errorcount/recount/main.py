@@ -12,6 +12,7 @@ import os
 import sys
 import time
 
+import errorcount.driver_path  # noqa: F401  (first: the installed pyspark before spark-submit's zips)
 from errorcount import faults
 from errorcount.config.load import load_config
 from errorcount.errors import ConfigError

@@ -1,0 +1,54 @@
+"""errorcount/driver_path.py: which of spark-submit's zips give way to the installed pyspark, and
+that every driver script imports it before anything can import pyspark."""
+
+import ast
+import sys
+
+import pytest
+
+from errorcount.driver_path import installed_first
+from tests.support import ROOT
+
+SITE = "/venv/lib/python3.11/site-packages"
+LIB = f"{SITE}/pyspark/python/lib"
+INSTALLED = {f"{SITE}/pyspark/__init__.py"}
+PY4J_INSTALLED = {f"{SITE}/py4j-0.10.9.9.dist-info"}
+SUBMITTED = ["/work/errorcount", f"{LIB}/pyspark.zip", f"{LIB}/py4j-0.10.9.9-src.zip", "/work", "/usr/lib/python311.zip",
+             "/usr/lib/python3.11", SITE]
+
+
+def moved(path, files=frozenset(INSTALLED), dirs=frozenset(PY4J_INSTALLED)):
+    return installed_first(path, isfile=files.__contains__, isdir=dirs.__contains__)
+
+
+def test_the_zips_of_the_installed_pyspark_go_after_everything_else_in_order():
+    assert moved(SUBMITTED) == ["/work/errorcount", "/work", "/usr/lib/python311.zip", "/usr/lib/python3.11", SITE,
+                                f"{LIB}/pyspark.zip", f"{LIB}/py4j-0.10.9.9-src.zip"]
+
+
+@pytest.mark.parametrize("path, files, dirs, why", [
+    (["/opt/spark/python/lib/pyspark.zip", "/opt/spark/python/lib/py4j-0.10.9.9-src.zip", SITE], INSTALLED,
+     PY4J_INSTALLED, "another Spark installation's zips: their version is the JVM's"),
+    ([f"{LIB}/pyspark.zip", f"{LIB}/py4j-0.10.9.9-src.zip", "/work"], INSTALLED, PY4J_INSTALLED,
+     "the site-packages holding that pyspark is not on the path"),
+    (SUBMITTED, set(), PY4J_INSTALLED, "no pyspark installed where the zips lie (a bare Spark home)"),
+    ([f"{LIB}/other.zip", f"{LIB}/py4j.zip", SITE], INSTALLED, PY4J_INSTALLED, "not pyspark's or py4j's zips"),
+])
+def test_nothing_moves_unless_the_same_pyspark_is_installed_and_importable(path, files, dirs, why):
+    assert moved(path, frozenset(files), frozenset(dirs)) == path, why
+
+
+def test_a_py4j_zip_of_a_version_not_installed_stays_where_it_was():
+    other = [f"{LIB}/pyspark.zip", f"{LIB}/py4j-0.10.9.7-src.zip", SITE]
+    assert moved(other) == [f"{LIB}/py4j-0.10.9.7-src.zip", SITE, f"{LIB}/pyspark.zip"]
+
+
+@pytest.mark.parametrize("script", ["errorcount/main.py", "errorcount/recount/main.py", "bench/naive_job.py",
+                                    "bench/profile_job.py", "bench/source_only_job.py"])
+def test_every_driver_script_imports_it_before_anything_but_the_standard_library(script):
+    imports = [node for node in ast.parse((ROOT / script).read_text(encoding="utf-8")).body
+               if isinstance(node, ast.Import | ast.ImportFrom)]
+    names = [alias.name if isinstance(node, ast.Import) else node.module or ""
+             for node in imports for alias in (node.names if isinstance(node, ast.Import) else node.names[:1])]
+    first = names.index("errorcount.driver_path")
+    assert all(name.split(".")[0] in sys.stdlib_module_names for name in names[:first]), names[:first]
