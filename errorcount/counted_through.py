@@ -60,10 +60,21 @@ def advance(observations: Iterable[Observation], stored: Position, ids: Mapping[
     return marks
 
 
-def unshrunk(observation: Observation, floor: Mapping[TopicPartition, int]) -> Observation:
+# The highest end known per (topic ID, partition); a None ID (offsets stored before IDs were kept)
+# stands for any.
+Floor = Mapping[tuple[str | None, TopicPartition], int]
+
+
+def floor_at(floor: Floor, observation: Observation, tp: TopicPartition) -> int:
+    """The highest end known of `tp` under the topic ID `observation` saw it with (or under any ID)."""
+    return max(floor.get((observation.ids.get(tp.topic), tp), 0), floor.get((None, tp), 0))
+
+
+def unshrunk(observation: Observation, floor: Floor) -> Observation:
     """`observation` without the partitions whose end fell below `floor` (the highest end known
-    before it): truncated, their offsets no longer tell what was counted."""
-    ends = {tp: end for tp, end in observation.ends.items() if end >= floor.get(tp, 0)}
+    before it, of the same topic ID): truncated, their offsets no longer tell what was counted. A
+    topic recreated under the name starts a floor of its own."""
+    ends = {tp: end for tp, end in observation.ends.items() if end >= floor_at(floor, observation, tp)}
     return observation if len(ends) == len(observation.ends) else Observation(observation.at_ms, ends, observation.ids)
 
 
@@ -99,24 +110,29 @@ class Marks:
     the batches (propose, on the offsets a commit stores) and the commits (settled, once stored)."""
 
     def __init__(self, previous: Mapping[TopicPartition, int] | None = None, job: int | None = None,
-                 floor: Position | None = None):
+                 floor: Floor | None = None):
         self._lock = threading.Lock()
         self._observations: list[Observation] = []
         self._marks: dict[TopicPartition, int] = dict(previous or {})
-        self._floor: Position = dict(floor or {})  # the highest end known per partition
+        self._floor: dict[tuple[str | None, TopicPartition], int] = dict(floor or {})
         self.stored_job: int | None = job  # the job's mark MySQL holds
 
     @classmethod
-    def of(cls, stored: Position, topics: Mapping[str, int], job: int | None, seen: Position) -> "Marks":
+    def of(cls, stored: Position, topics: Mapping[str, int], job: int | None, seen: Position,
+           ids: Mapping[str, str | None] | None = None) -> "Marks":
         """The marks a driver starts from: each stored partition at its topic's stored mark (true of
-        every partition of the topic), the job's, and the end offsets the job has seen as the floor."""
-        return cls({tp: topics[tp.topic] for tp in stored if tp.topic in topics}, job, seen)
+        every partition of the topic), the job's, and the end offsets the job has seen as the floor,
+        under the topic IDs they were stored with (`ids`; None or missing: any ID)."""
+        floor = {((ids or {}).get(tp.topic), tp): end for tp, end in seen.items()}
+        return cls({tp: topics[tp.topic] for tp in stored if tp.topic in topics}, job, floor)
 
     def observe(self, observation: Observation) -> None:
         with self._lock:
             kept = unshrunk(observation, self._floor)
             for tp, end in observation.ends.items():
-                self._floor[tp] = max(self._floor.get(tp, end), end)
+                topic_id = observation.ids.get(tp.topic)
+                if topic_id is not None:  # an unknown ID advances nothing (same_topic), nor raises a floor
+                    self._floor[topic_id, tp] = max(self._floor.get((topic_id, tp), end), end)
             self._observations = thinned(self._observations + [kept])
 
     def propose(self, stored: Position, ids: Mapping[str, str]) -> Through:

@@ -259,8 +259,9 @@ def marks_of(job_store: store.Store) -> Marks:
     """counted_through as MySQL holds it, for a driver to go on from (errorcount/counted_through.py)."""
     start = job_store.load_start()
     topics, job = job_store.load_marks()
-    seen = {tp: row.seen_end for tp, row in start.rows.items() if row.live and row.seen_end is not None}
-    return Marks.of(start.live(), topics, job, seen)
+    live = {tp: row for tp, row in start.rows.items() if row.live}
+    seen = {tp: row.seen_end for tp, row in live.items() if row.seen_end is not None}
+    return Marks.of(start.live(), topics, job, seen, {tp.topic: row.topic_id for tp, row in live.items()})
 
 
 def await_stop(query, committer: BatchCommitter, stop_requested: Callable[[], bool]) -> None:

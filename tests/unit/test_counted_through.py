@@ -34,10 +34,22 @@ def test_a_topic_under_another_id_or_unknown_advances_nothing():
     assert advance([seen(1000, {A0: 10})], {A0: 10}, {}, {}) == {}
 
 
-def test_an_end_below_one_seen_before_is_left_out():
+def test_an_end_below_one_seen_before_under_the_same_topic_id_is_left_out():
     look = seen(1000, {A0: 3, A1: 8})
-    assert unshrunk(look, {A0: 10, A1: 8}).ends == {A1: 8}
+    assert unshrunk(look, {("ID-a", A0): 10, ("ID-a", A1): 8}).ends == {A1: 8}
     assert unshrunk(look, {}) is look
+    assert unshrunk(look, {("ID-old", A0): 10}) is look  # another topic under the name: a floor of its own
+    assert unshrunk(look, {(None, A0): 10}).ends == {A1: 8}  # stored before IDs were kept: any ID
+
+
+def test_a_look_at_another_topic_id_leaves_the_jobs_floor_where_it_was():
+    marks = Marks()
+    marks.observe(seen(1000, {A0: 10}))
+    marks.observe(seen(2000, {A0: 500}, {"a": "ID-new"}))  # a recreated topic's higher end
+    marks.observe(seen(3000, {A0: 12}))  # the job's topic again: not truncated
+    assert marks.propose({A0: 12}, IDS).partitions == {A0: 3000}
+    marks.observe(seen(4000, {A0: 11}))  # below its own 12: truncated, left out
+    assert marks.newest_ends(IDS) == {}
 
 
 def test_the_job_and_each_topic_are_as_far_as_their_oldest_partition():
@@ -78,6 +90,11 @@ def test_a_driver_starts_from_the_stored_topic_marks_and_the_seen_ends():
     assert marks.propose({A0: 10, A1: 10, B0: 4}, IDS) == Through({A0: 5000, A1: 5000}, {"a": 5000}, None)
     marks.observe(seen(9000, {A0: 11, A1: 10, B0: 4}))  # a-0 below its seen end: truncated
     assert marks.propose({A0: 11, A1: 10, B0: 4}, IDS).partitions == {A0: 5000, A1: 9000, B0: 9000}
+    by_id = Marks.of({A0: 10}, {}, None, seen={A0: 12}, ids={"a": "ID-a"})
+    by_id.observe(seen(9000, {A0: 11}, {"a": "ID-new"}))  # the seen end was another topic's under the name
+    assert by_id.newest_ends({"a": "ID-new"}) == {A0: 11}
+    by_id.observe(seen(9500, {A0: 11}))
+    assert by_id.newest_ends(IDS) == {}  # its own topic below its seen end: truncated
 
 
 class SimulatedPartition:
