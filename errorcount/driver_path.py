@@ -3,11 +3,12 @@ installed pyspark (and py4j) ahead of the zips of them spark-submit puts first o
 
 spark-submit's PythonRunner puts $SPARK_HOME/python/lib/pyspark.zip and py4j-<v>-src.zip before
 PYTHONPATH and site-packages. Python compiles modules imported from a zip at every start (it cannot
-cache their bytecode there): ~200 of pyspark's, about a second of CPU per driver start (measured:
-importing pyspark.sql from the zips 1.2-1.3 s of CPU, from the installed package 0.2-0.3 s). When
-SPARK_HOME is the pip-installed pyspark itself (scripts/run.sh, the venv YARN ships), the zips hold
-the very sources installed beside them, so the installed copies are imported instead. A zip of any
-other Spark installation stays where spark-submit put it: its version is the JVM's."""
+cache their bytecode there): ~200 of pyspark's (measured: importing pyspark.sql from the zips
+1.2-1.3 s of CPU, from the installed package 0.2-0.3 s; docs/performance.md). When SPARK_HOME is
+the pip-installed pyspark itself (scripts/run.sh), the zips hold the very sources installed beside
+them, so the installed copies are imported instead. A zip of any other Spark installation stays
+where spark-submit put it (its version is the JVM's), as do the zips a YARN container is given
+(they lie in its working directory, not in the shipped venv's pyspark)."""
 
 import os
 import re
@@ -23,14 +24,14 @@ def installed_first(path: list[str], isfile=os.path.isfile, isdir=os.path.isdir)
     what nothing before it does."""
     def shadowed(entry: str) -> bool:
         lib, name = os.path.split(entry)
-        if name != "pyspark.zip" and not PY4J_ZIP.fullmatch(name):
+        py4j = PY4J_ZIP.fullmatch(name)
+        if name != "pyspark.zip" and py4j is None:
             return False
         home = os.path.dirname(os.path.dirname(lib))  # <P>/pyspark
         site = os.path.dirname(home)
         if os.path.join(home, "python", "lib") != lib or site not in path or not isfile(os.path.join(home, "__init__.py")):
             return False
-        version = PY4J_ZIP.fullmatch(name)
-        return version is None or isdir(os.path.join(site, f"py4j-{version.group(1)}.dist-info"))
+        return py4j is None or isdir(os.path.join(site, f"py4j-{py4j.group(1)}.dist-info"))
 
     moved = [entry for entry in path if shadowed(entry)]
     return [entry for entry in path if entry not in moved] + moved
