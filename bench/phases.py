@@ -204,7 +204,12 @@ def alternating(rounds: int, first, second) -> dict:
     weighs on both, where the best of each may pair a lucky run with an unlucky one (both kept)."""
     pairs = [(first(round_), second(round_)) for round_ in range(rounds)]
     best = [max((pair[side] for pair in pairs), key=lambda f: f["records_per_s"]) for side in (0, 1)]
+    # The same median over the warm rates (the second half of each catch-up's batches: the JIT-cold
+    # first batch, which both sides pay, left out), where both sides of every pair have one.
+    warm = [b["warm_records_per_s"] / a["warm_records_per_s"] for a, b in pairs
+            if a.get("warm_records_per_s") and b.get("warm_records_per_s")]
     return {"first": best[0], "second": best[1],
             "ratio": statistics.median(b["records_per_s"] / a["records_per_s"] for a, b in pairs),
+            "warm_ratio": statistics.median(warm) if len(warm) == len(pairs) else None,
             "best_ratio": best[1]["records_per_s"] / best[0]["records_per_s"],
             "rounds": [[a["records_per_s"], b["records_per_s"]] for a, b in pairs]}

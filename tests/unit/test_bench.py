@@ -57,6 +57,16 @@ def test_alternating_takes_the_median_of_the_rounds_own_ratios():
     assert phases.alternating(3, run(without, "a"), run(with_, "b"))["ratio"] == 380 / 400  # 0.8947, 0.95, 0.9667
 
 
+def test_alternating_takes_the_warm_ratio_the_same_way_only_where_every_side_has_one():
+    def run(rates, warm):
+        return lambda round_: {"records_per_s": rates[round_], "warm_records_per_s": warm[round_]}
+
+    found = phases.alternating(3, run([100, 100, 100], [200, 300, 400]), run([90, 90, 90], [100, 240, 400]))
+    assert abs(found["warm_ratio"] - 0.8) < 1e-12  # 0.5, 0.8, 1.0: the warm rates' own median
+    assert abs(found["ratio"] - 0.9) < 1e-12  # the whole catch-ups' ratio is not the warm one
+    # a catch-up of one batch has no warm rate: no warm ratio rather than one of fewer rounds
+    assert phases.alternating(2, run([100, 100], [200, None]), run([90, 90], [100, 200]))["warm_ratio"] is None
+
 def test_rss_trend_finds_growth_and_ignores_warm_up():
     commits = [float(i) for i in range(100)]
     growing = [(i + 0.5, 1000.0 + i, 50.0) for i in range(100)]  # +1 MB per batch
