@@ -67,6 +67,7 @@ def test_alternating_takes_the_warm_ratio_the_same_way_only_where_every_side_has
     # a catch-up of one batch has no warm rate: no warm ratio rather than one of fewer rounds
     assert phases.alternating(2, run([100, 100], [200, None]), run([90, 90], [100, 200]))["warm_ratio"] is None
 
+
 def test_rss_trend_finds_growth_and_ignores_warm_up():
     commits = [float(i) for i in range(100)]
     growing = [(i + 0.5, 1000.0 + i, 50.0) for i in range(100)]  # +1 MB per batch
