@@ -7,11 +7,14 @@ from datetime import datetime
 
 from errorcount.config import dimensions
 
-# A series with lines and no ERROR line (COUNT_LINES) has log_count 0: not an error's value.
-SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count) FROM error_counts_by_label "
+# Every value with a line or an ERROR line (a series with lines and no ERROR line, COUNT_LINES, has
+# log_count 0), and whether the minute is complete by the job's own mark (the view's `complete`:
+# the same for each value of a minute).
+SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count), SUM(line_count), MAX(complete) FROM error_counts_by_label "
                    "WHERE job = %s AND dimension = %s AND log_time BETWEEN %s AND %s GROUP BY log_time, value "
-                   "HAVING SUM(log_count) > 0")
+                   "HAVING SUM(log_count) > 0 OR SUM(line_count) > 0")
 SELECT_NEWEST = "SELECT MAX(log_time) FROM error_series_counts WHERE job = %s"
+SELECT_JOB_COMPLETE_BEFORE = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = ''"
 OVERFLOW = "(over MAX_SERIES)"  # the overflow series' value (NULL in the tables)
 EMPTY = "(none)"                # a record without the value (stored as '')
 OTHER = "(other values)"
@@ -27,15 +30,34 @@ def dimension_of(by: str, group_by: str) -> str:
 
 
 def read(conn, job: str, dimension: str, since: datetime, until: datetime) -> dict[str, dict[datetime, int]]:
-    """{value: {minute: ERROR lines}} of one dimension of a job's series, minutes since..until."""
+    """{value: {minute: ERROR lines}} of one dimension of a job's series, minutes since..until: the
+    values with an ERROR line."""
+    errors = {value: {minute: counted[0] for minute, counted in minutes.items() if counted[0]}
+              for value, minutes in read_lines(conn, job, dimension, since, until).items()}
+    return {value: minutes for value, minutes in errors.items() if minutes}
+
+
+def read_lines(conn, job: str, dimension: str, since: datetime,
+               until: datetime) -> dict[str, dict[datetime, tuple[int, int, bool]]]:
+    """{value: {minute: (ERROR lines, lines, complete)}} of one dimension of a job's series, minutes
+    since..until: every value with a line or an ERROR line (COUNT_LINES)."""
     with conn.cursor() as cursor:
         cursor.execute(SELECT_BY_LABEL, (job, dimension, since, until))
         rows = cursor.fetchall()
-    found: dict[str, dict[datetime, int]] = {}
-    for minute, value, count in rows:
+    found: dict[str, dict[datetime, tuple[int, int, bool]]] = {}
+    for minute, value, errors, lines, complete in rows:
         name = OVERFLOW if value is None else value or EMPTY
-        found.setdefault(name, {})[minute] = found.get(name, {}).get(minute, 0) + int(count)
+        was = found.setdefault(name, {}).get(minute, (0, 0, False))
+        found[name][minute] = (was[0] + int(errors), was[1] + int(lines), bool(complete))
     return found
+
+
+def complete_before(conn, job: str) -> datetime | None:
+    """The job's own complete_before (docs/operations.md, "Complete minutes"); None before its first mark."""
+    with conn.cursor() as cursor:
+        cursor.execute(SELECT_JOB_COMPLETE_BEFORE, (job,))
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def newest_minute(conn, job: str) -> datetime | None:

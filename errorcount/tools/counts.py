@@ -1,9 +1,10 @@
 """Prints the newest per-minute ERROR counts from the configured counts table (make counts;
 COUNTS_TABLE, default error_log), with COUNT_LINES the lines and the error ratio too; with
 BY=<dimension> (make counts BY=service.name), the job's per-dimension counts of that GROUP_BY
-dimension instead, per minute and value, biggest first. Each minute says whether it is complete
-(counted_through past its end plus LATENESS: docs/operations.md, "Complete minutes"); COMPLETE=1
-shows complete minutes only.
+dimension instead, per minute and value, biggest first (with COUNT_LINES their lines and ratio
+too: 5xx over requests by path). Each minute says whether it is complete (counted_through past its
+end plus LATENESS: docs/operations.md, "Complete minutes"; per dimension by the job's own mark);
+COMPLETE=1 shows complete minutes only.
 
 Connects as the job's user with the job's own connection settings (conf/errorcount.conf or
 CONFIG, the environment; TLS included); the password comes from MYSQL_PASSWORD_FILE,
@@ -12,7 +13,7 @@ MYSQL_PASSWORD, or the local stack's secret file. ROWS=20 minutes are shown.
 
 import os
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pymysql
 
@@ -60,9 +61,9 @@ def main() -> int:
     if isinstance(connected, int):
         return connected
     cfg, conn = connected
-    if os.environ.get("BY"):
-        return by_dimension(cfg, conn, breakdown.dimension_of(os.environ["BY"], cfg.group_by), int(os.environ.get("ROWS", "20")))
     only_complete, limit = os.environ.get("COMPLETE", "") not in ("", "0"), int(os.environ.get("ROWS", "20"))
+    if os.environ.get("BY"):
+        return by_dimension(cfg, conn, breakdown.dimension_of(os.environ["BY"], cfg.group_by), limit, only_complete)
     with conn.cursor() as cursor:
         cursor.execute(SELECT_COMPLETE_BEFORE, (cfg.counts_table,))
         found = cursor.fetchone()
@@ -94,27 +95,54 @@ def ratio(errors: int, lines: int) -> str:
     return f"{errors / lines:.4f}" if lines else "-"
 
 
-def by_dimension(cfg, conn, dimension: str, rows: int) -> int:
-    """The newest `rows` minutes of one dimension's values for JOB_NAME."""
-    newest = breakdown.newest_minute(conn, cfg.job_name)
-    found = breakdown.read(conn, cfg.job_name, dimension, newest - timedelta(minutes=rows - 1), newest) if newest else {}
+def by_dimension(cfg, conn, dimension: str, rows: int, only_complete: bool) -> int:
+    """The newest `rows` minutes (complete ones only with `only_complete`) of one dimension's values
+    for JOB_NAME: ERROR lines, and with COUNT_LINES lines and the ratio, per minute and value."""
+    counted, marked = breakdown.newest_minute(conn, cfg.job_name), breakdown.complete_before(conn, cfg.job_name)
+    newest = counted
+    if only_complete and counted is not None:  # the newest minute that ends at or before the mark
+        newest = min(counted, (marked - timedelta(minutes=1)).replace(second=0, microsecond=0)) if marked else None
+    found = breakdown.read_lines(conn, cfg.job_name, dimension, newest - timedelta(minutes=rows - 1), newest) if newest else {}
     conn.close()
-    print(f"job {cfg.job_name}: ERROR lines by {dimension} (GROUP_BY={cfg.group_by or '(off)'})")
-    if not found:
+    kept = {value: {minute: figures for minute, figures in minutes.items()
+                    if (figures[0] or cfg.count_lines) and (figures[2] or not only_complete)}
+            for value, minutes in found.items()}
+    kept = {value: minutes for value, minutes in kept.items() if minutes}
+    print(f"job {cfg.job_name}: ERROR lines{', lines and ratio' if cfg.count_lines else ''} by {dimension} "
+          f"(GROUP_BY={cfg.group_by or '(off)'}); complete before "
+          f"{'(not known yet)' if marked is None else f'{marked:%Y-%m-%d %H:%M:%S} UTC'}"
+          f"{', complete minutes only' if only_complete else ''}")
+    if not kept and only_complete and counted is not None:
+        print("no complete minute of its series yet: wait for counted_through (docs/operations.md, 'Complete minutes')")
+        return 0
+    if not kept:
         print(f"no per-dimension counts of {dimension!r} for this job: is it in GROUP_BY? (docs/operations.md, "
               "'Counting by dimension')")
         return 0
+    print("\n".join(dimension_table(kept, dimension, cfg.count_lines)))
+    return 0
+
+
+def dimension_table(found: dict[str, dict[datetime, tuple[int, int, bool]]], dimension: str, lines: bool) -> list[str]:
+    """make counts BY=...'s lines: per minute (newest first) each value with its ERROR lines (and
+    with `lines` its lines and ratio), most ERROR lines first, then most lines, then by name; the
+    minute's completeness; then each value's totals in the same order."""
+    def order(item: tuple[str, int, int]) -> tuple[int, int, str]:
+        return -item[1], -item[2] if lines else 0, item[0]
     width = max(len(value) for value in found) + 2
     minutes = sorted({minute for counts in found.values() for minute in counts}, reverse=True)
-    print(f"{'minute':<18}{dimension:<{width}}ERROR lines")
+    shown = [f"{'minute':<18}{dimension:<{width}}ERROR lines" + ("        lines    ratio" if lines else "") + "  complete"]
     for minute in minutes:
-        here = sorted(((counts[minute], value) for value, counts in found.items() if minute in counts),
-                      key=lambda c: (-c[0], c[1]))
-        for number, (count, value) in enumerate(here):
-            print(f"{f'{minute:%Y-%m-%d %H:%M}' if number == 0 else '':<18}{value:<{width}}{count:>11}")
-    totals = sorted(((sum(counts.values()), value) for value, counts in found.items()), key=lambda c: (-c[0], c[1]))
-    print("total: " + ", ".join(f"{value} {count}" for count, value in totals))
-    return 0
+        here = sorted(((value, *counts[minute][:2]) for value, counts in found.items() if minute in counts), key=order)
+        done = "yes" if any(counts[minute][2] for counts in found.values() if minute in counts) else "no"
+        for number, (value, errors, count) in enumerate(here):
+            shown.append(f"{f'{minute:%Y-%m-%d %H:%M}' if number == 0 else '':<18}{value:<{width}}{errors:>11}"
+                         + (f" {count:>12} {ratio(errors, count):>8}" if lines else "") + f"  {done}")
+    totals = sorted(((value, sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values()))
+                     for value, counts in found.items()), key=order)
+    shown.append("total: " + ", ".join(f"{value} {errors}" + (f" of {count} ({ratio(errors, count)})" if lines else "")
+                                       for value, errors, count in totals))
+    return shown
 
 
 if __name__ == "__main__":

@@ -141,9 +141,11 @@ def main() -> int:
     settings = " ".join(f"{k}={v}" for k, v in samples.FORMATS[args.format].settings.items())
     logged = len(samples.outcomes(events))
     held = f" holding {logged} log records" if args.format == "otlp" else ""
+    lines = sum(samples.expected_lines(events).values())
     print(f"produced {len(events)} {args.format} records{held} to {args.topic} (seed {seed}): {sum(counts.values())} errors "
-          f"in {len(counts)} minutes, {samples.expected_rejects(events)} the job must reject; "
-          f"counted so with {settings}")
+          f"in {len(counts)} minutes, {lines} lines with COUNT_LINES, {samples.expected_rejects(events)} the job must reject; "
+          f"counted so with {settings}; dated over the last {args.minutes} minutes, so a running job counts most of "
+          "them as late (LATENESS)")
     return 0
 
 

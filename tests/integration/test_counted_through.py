@@ -77,7 +77,7 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     transactional = Producer({"bootstrap.servers": kafka_admin.bootstrap(), "transactional.id": f"t-{uuid.uuid4().hex}",
                               "transaction.timeout.ms": 600_000})
     transactional.init_transactions(30)
-    settings = {"LATENESS": "0", "COUNT_LINES": "true"}
+    settings = {"LATENESS": "0", "COUNT_LINES": "true", "GROUP_BY": "level"}
     # The first driver's clock runs an hour ahead (a host with a wrong clock): its marks must follow
     # the SQL server's clock, or every check below sees the mark past records it has not counted.
     driver = start_driver(job, topic, env={"METRICS_PORT": str(port), "ERRORCOUNT_CLOCK_OFFSET_S": "3600", **settings})
@@ -189,5 +189,24 @@ def test_counted_through_never_runs_ahead_and_moves_on_when_idle(clean_error_log
     assert listed == [t.strftime("%Y-%m-%d %H:%M") for t, *_ in sorted(rows, reverse=True)
                       if t + timedelta(minutes=1) <= named]
     assert listed and all(line.endswith("yes") for line in shown if line[:4].isdigit())
+    # make counts BY=level COMPLETE=1: per level, the ERROR lines, lines and ratio of exactly the
+    # complete minutes, against the generator's own count of each level's lines.
+    shown = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], capture_output=True, text=True, timeout=120,
+                           check=True, env={**os.environ, **driver_env(job, topic), **settings, "COMPLETE": "1", "BY": "level",
+                                            "ROWS": "100"}).stdout.splitlines()
+    named = datetime.strptime(shown[0].split("complete before ")[1][:19], "%Y-%m-%d %H:%M:%S")
+    assert named >= complete_before.replace(microsecond=0)
+    complete = {minute for minute in samples.expected_lines(written)
+                if datetime.strptime(minute, "%Y-%m-%d %H:%M:%S") + timedelta(minutes=1) <= named}
+    errors = {(minute[:16], level): n for (minute, (level,)), n in samples.expected_series(written, ("level",)).items()}
+    wanted = {(minute[:16], level or "(none)"): (errors.get((minute[:16], level), 0), n)
+              for (minute, (level,)), n in samples.expected_series_lines(written, ("level",)).items() if minute in complete}
+    got, minute = {}, ""
+    for line in shown[2:-1]:
+        minute = line[:16].strip() or minute
+        value, n_errors, n_lines, ratio, done = line[18:].split()
+        got[minute, value] = int(n_errors), int(n_lines)
+        assert done == "yes" and ratio == f"{int(n_errors) / int(n_lines):.4f}"
+    assert got == wanted and len({minute for minute, _level in got}) == len(complete) > 0
     driver.stop()
     admin.close()

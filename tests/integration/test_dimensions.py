@@ -33,6 +33,10 @@ def expected_series(events: list[samples.Event], group_by: str) -> Counter:
     return Counter(samples.expected_series(events, tuple(group_by.split(","))))
 
 
+def wanted_lines_of(events: list[samples.Event], group_by: str) -> Counter:
+    return Counter(samples.expected_series_lines(events, tuple(group_by.split(","))))
+
+
 def registry(admin, job: str) -> list[tuple[str, int]]:
     return sorted((dims, int(overflow)) for dims, overflow in
                   query(admin, "SELECT dimensions, overflow FROM error_series WHERE job = %s", (job,)))
@@ -71,7 +75,7 @@ def test_each_format_counts_lines_and_errors_by_its_dimensions(admin, counts_tab
         assert series_totals(admin, job) == total  # every minute: the series add up to the total
         lines = error_log(admin, counts_tables[log_format], "line_count")
         assert lines == Counter(samples.expected_lines(events[log_format])), log_format
-        wanted_lines = Counter(samples.expected_series_lines(events[log_format], tuple(group_by.split(","))))
+        wanted_lines = wanted_lines_of(events[log_format], group_by)
         assert series_counts(admin, job, group_by, "line_count") == wanted_lines, log_format
         assert series_totals(admin, job, "line_count") == lines  # both columns add up
         assert all(total[minute] <= lines[minute] for minute in lines) and total.keys() <= lines.keys()
@@ -106,6 +110,18 @@ def test_each_format_counts_lines_and_errors_by_its_dimensions(admin, counts_tab
                            "ROWS": "60"}, check=True, capture_output=True, text=True, timeout=120).stdout
     ranked = sorted(((n, path or "(none)") for path, n in by_path.items()), key=lambda c: (-c[0], c[1]))
     assert shown.splitlines()[-1] == "total: " + ", ".join(f"{path} {n}" for n, path in ranked)
+    # With COUNT_LINES it shows every path's requests and 5xx ratio too, with or without a 5xx.
+    lines_by_path = Counter()
+    for (_minute, (_method, path, _status)), count in wanted_lines_of(events["access"], GROUP_BY["access"]).items():
+        lines_by_path[path or "(none)"] += count
+    shown = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], check=True, capture_output=True, text=True,
+                           env={**os.environ, **job_env, "BY": "path", "ROWS": "60", "COUNT_LINES": "true"},
+                           timeout=120).stdout
+    errors_by_path = Counter({path or "(none)": n for path, n in by_path.items()})
+    ranked_lines = sorted(lines_by_path, key=lambda path: (-errors_by_path[path], -lines_by_path[path], path))
+    assert shown.splitlines()[-1] == "total: " + ", ".join(
+        f"{path} {errors_by_path[path]} of {lines_by_path[path]} ({errors_by_path[path] / lines_by_path[path]:.4f})"
+        for path in ranked_lines)
     for name, value in job_env.items():
         monkeypatch.setenv(name, value)
     assert report.main(["--since", "2036-03-01T00:00", "--until", "2036-03-01T01:00", "--by", "path",
