@@ -18,6 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from errorcount.batch import checkpoint
 from errorcount.config.load import load_config, topics
+from errorcount.driver_path import FORWARDED
 from errorcount.kafka.client import KafkaClient
 from errorcount.kafka.subscription import Subscription
 from errorcount.main import configure_logging
@@ -42,7 +43,8 @@ def main() -> int:
     cfg = load_config(sys.argv[1:], os.environ)
     spark = SparkSession.builder.appName("errorcount-bench-source-only").getOrCreate()
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    for signum in (signal.SIGTERM, *FORWARDED):  # scripts/run.sh forwards a stop as SIGUSR1/SIGUSR2
+        signal.signal(signum, lambda *_: stop.set())
     with checkpoint.fresh() as location:
         options = source.source_options(KafkaClient.of(cfg), Subscription(topics(cfg)), "earliest", cfg.max_offsets_per_trigger)
         query = (source.kafka_stream_df(spark, options).writeStream

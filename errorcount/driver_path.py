@@ -8,13 +8,20 @@ cache their bytecode there): ~200 of pyspark's (measured: importing pyspark.sql 
 the pip-installed pyspark itself (scripts/run.sh), the zips hold the very sources installed beside
 them, so the installed copies are imported instead. A zip of any other Spark installation stays
 where spark-submit put it (its version is the JVM's), as do the zips a YARN container is given
-(they lie in its working directory, not in the shipped venv's pyspark)."""
+(they lie in its working directory, not in the shipped venv's pyspark).
+
+It also puts the stop signals in a known state, whatever the process inherited (default_stop_signals).
+"""
 
 import os
 import re
+import signal
 import sys
 
 PY4J_ZIP = re.compile(r"py4j-(.+)-src\.zip")
+# scripts/run.sh passes a stop signal it gets on to the Python driver as another signal, so that the
+# driver tells a forwarded copy from the same signal sent to it directly (errorcount/main.py).
+FORWARDED = {signal.SIGUSR1: signal.SIGINT, signal.SIGUSR2: signal.SIGTERM}
 
 
 def installed_first(path: list[str], isfile=os.path.isfile, isdir=os.path.isdir) -> list[str]:
@@ -37,4 +44,17 @@ def installed_first(path: list[str], isfile=os.path.isfile, isdir=os.path.isdir)
     return [entry for entry in path if entry not in moved] + moved
 
 
+def default_stop_signals() -> None:
+    """SIGTERM, SIGINT and their forwarded copies as a Python program started from a shell has them,
+    whatever this process inherited. scripts/run.sh starts spark-submit's JVM with SIGTERM and
+    SIGINT ignored (only the Python driver decides how to stop, also when a signal reaches every
+    process of its group), and a process inherits ignored signals from its parent, the JVM: a
+    driver script that installs no handlers of its own (a recount) must still stop on them."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for forwarded in FORWARDED:
+        signal.signal(forwarded, signal.SIG_DFL)
+
+
 sys.path[:] = installed_first(sys.path)
+default_stop_signals()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import errorcount.driver_path  # noqa: F401  (first: the installed pyspark before spark-submit's zips)
 from errorcount import __version__, errors, faults
 from errorcount.config.load import load_config
+from errorcount.driver_path import FORWARDED
 from errorcount.errors import JobStop
 from errorcount.observe import logline
 from errorcount.session import build_session
@@ -24,18 +25,43 @@ log = logging.getLogger("errorcount.main")  # spark-submit runs this file as __m
 ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log
 
 
-def install_signal_handlers(stop: threading.Event) -> None:
-    """First SIGTERM/SIGINT: stop at the next batch boundary. Second: exit at once (the open
-    transaction, if any, is rolled back by MySQL when the connection drops)."""
-    def handle(signum, _frame):
+class StopRequests:
+    """Which stop signals are requests of their own. A signal sent to the driver's whole process group
+    or cgroup (systemd's default stop, timeout(1), kill -- -PGID) reaches it twice: directly, and as
+    scripts/run.sh's forwarded copy (errorcount.driver_path.FORWARDED). A direct signal and a forwarded
+    one of the same kind pair up as one request, in either order (Python runs pending handlers in
+    signal-number order, not in the order they arrived); every other signal is a request."""
+
+    def __init__(self) -> None:
+        self.unpaired: dict[tuple[int, bool], int] = {}  # (signal, forwarded): copies not yet paired
+
+    def is_new(self, signum: int, forwarded: bool) -> bool:
+        partner = (signum, not forwarded)
+        if self.unpaired.get(partner, 0):
+            self.unpaired[partner] -= 1
+            return False
+        self.unpaired[signum, forwarded] = self.unpaired.get((signum, forwarded), 0) + 1
+        return True
+
+
+def install_signal_handlers(stop: threading.Event, requests: StopRequests) -> None:
+    """First stop request (SIGTERM or SIGINT, sent to the driver or forwarded by scripts/run.sh):
+    stop at the next batch boundary. Second: exit at once (the open transaction, if any, is rolled
+    back by MySQL when the connection drops)."""
+    def handle(received, _frame):
+        forwarded = received in FORWARDED
+        name = signal.Signals(FORWARDED.get(received, received)).name
+        if not requests.is_new(FORWARDED.get(received, received), forwarded):
+            log.info("%s also received %s: the same stop request (a signal to the whole process group reaches the "
+                     "driver directly and through scripts/run.sh)", name, "through scripts/run.sh" if forwarded else "directly")
+            return
         if stop.is_set():
             log.warning("second stop signal: exiting now")
             os._exit(errors.EXIT_INTERRUPTED)
-        log.info("%s received: stopping after the in-flight batch (send it again to exit at once)",
-                 signal.Signals(signum).name)
+        log.info("%s received: stopping after the in-flight batch (send it again to exit at once)", name)
         stop.set()
 
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in (signal.SIGTERM, signal.SIGINT, *FORWARDED):
         signal.signal(signum, handle)
 
 
@@ -72,15 +98,15 @@ def exit_code(run: Callable[[], int], logger: logging.Logger) -> int:
 def main(argv: list[str] | None = None) -> int:
     """The driver: config, session, the job (source -> classify -> aggregate -> store), exit code."""
     start_logging(os.environ)
-    stop = threading.Event()
-    install_signal_handlers(stop)
+    stop, requests = threading.Event(), StopRequests()
+    install_signal_handlers(stop, requests)
 
     def run() -> int:
         cfg = load_config(sys.argv[1:] if argv is None else argv, os.environ)
         logging.getLogger().setLevel(cfg.log_level)
         log.info("errorcount %s, job %r, topics %r", __version__, cfg.job_name, cfg.kafka_topic or cfg.kafka_topic_pattern)
         spark = build_session(cfg.job_name)
-        install_signal_handlers(stop)  # again: SparkContext put its own SIGINT handler in place
+        install_signal_handlers(stop, requests)  # again: SparkContext put its own SIGINT handler in place
         try:
             return Job(cfg, spark, stop, faults.from_env(os.environ), faults.driver_clock(os.environ)).run()
         finally:

@@ -86,21 +86,33 @@ run_job() {
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
                 --properties-file "$ROOT/conf/spark-defaults.conf" --conf "spark.metrics.conf=$ROOT/conf/metrics.properties"
                 --jars "$jars" "${extra[@]}" "$main" --config "$CONFIG" "$@")
-  # A terminal's Ctrl-C would hit the JVM too and stop Spark under the batch. Instead the JVM
-  # runs in its own session and the signal goes to the Python driver only, which stops at a
-  # batch boundary (a second Ctrl-C exits at once). Non-interactive callers (tests) keep one
-  # process group, so killing the group still takes everything down.
-  if [ -t 0 ]; then setsid "${submit[@]}" & else "${submit[@]}" & fi
+  # Only the Python driver decides how to stop (at a batch boundary; a second request exits at
+  # once): spark-submit's JVM starts with SIGTERM and SIGINT ignored (a background job ignores
+  # SIGINT already), so a signal to the whole process group or cgroup (systemd's default stop,
+  # timeout(1), kill -- -PGID) cannot stop Spark under the batch; it ends when the driver does.
+  # A terminal's Ctrl-C still goes to the wrapper only: the JVM runs in its own session. Non-
+  # interactive callers (tests) keep one process group, so SIGKILL to it takes everything down.
+  if [ -t 0 ]; then (trap '' TERM; exec setsid "${submit[@]}") & else (trap '' TERM; exec "${submit[@]}") & fi
   local pid=$! rc=0
-  # The driver gets the signal the wrapper got, so its log names it (Ctrl-C is SIGINT).
+  # The driver gets the signal the wrapper got as its forwarded copy (SIGINT as SIGUSR1, SIGTERM as
+  # SIGUSR2: errorcount/driver_path.py), so it tells the copy from the same signal sent to the
+  # whole group, which reaches it directly too, and its log names the signal. While no driver runs
+  # (Spark starting, or exiting after it) nothing is left that a stop must wait for: spark-submit
+  # is killed (exit 137).
   forward() {
     local driver; driver=$(pgrep -P "$pid" -f "$(basename "$main")" | head -n 1 || true)
-    kill "-$1" "${driver:-$pid}" 2>/dev/null || true
+    if [ -n "$driver" ]; then
+      kill "-$2" "$driver" 2>/dev/null || true
+    elif kill -0 "$pid" 2>/dev/null; then
+      log "SIG$1 while no Python driver runs under spark-submit (Spark starting, or exiting after it): killing it" 2>&"$err"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
   }
-  trap 'forward INT' INT
-  trap 'forward TERM' TERM
+  local err; exec {err}>&2  # the wrapper's stderr, for a trap that runs while wait's is silenced below
+  trap 'forward INT USR1' INT
+  trap 'forward TERM USR2' TERM
   while :; do
-    wait "$pid" && rc=0 || rc=$?
+    { wait "$pid"; } 2>/dev/null && rc=0 || rc=$?  # no "Killed" job notice: the log says why
     kill -0 "$pid" 2>/dev/null || break
   done
   exit "$rc"

@@ -137,6 +137,13 @@ class Driver:
             self.kill()
             return self.process.returncode
 
+    def stop_group(self, timeout: float = 60) -> int:
+        """SIGTERM to every process of the driver's group at once (wrapper, JVM, Python), as systemd's
+        default stop, timeout(1) or kill -- -PGID send it: still one request, a batch-boundary stop."""
+        if self.running():
+            os.killpg(self.process.pid, signal.SIGTERM)
+        return self.wait(timeout)
+
     def kill(self) -> None:
         """Everything the driver is (wrapper, JVM, Python) dies at once, as with a lost machine."""
         with contextlib.suppress(ProcessLookupError):

@@ -1,7 +1,11 @@
-"""errorcount/driver_path.py: which of spark-submit's zips give way to the installed pyspark, and
-that every driver script imports it before anything can import pyspark."""
+"""errorcount/driver_path.py: which of spark-submit's zips give way to the installed pyspark, that
+every driver script imports it before anything can import pyspark, and that it puts the stop
+signals at their defaults whatever the process inherited."""
 
 import ast
+import os
+import signal
+import subprocess
 import sys
 
 import pytest
@@ -52,3 +56,15 @@ def test_every_driver_script_imports_it_before_anything_but_the_standard_library
              for node in imports for alias in (node.names if isinstance(node, ast.Import) else node.names[:1])]
     first = names.index("errorcount.driver_path")
     assert all(name.split(".")[0] in sys.stdlib_module_names for name in names[:first]), names[:first]
+
+
+def test_the_stop_signals_are_at_their_defaults_after_it_even_when_the_parent_ignored_them():
+    def ignore_stop_signals():  # as scripts/run.sh starts spark-submit's JVM, whose child the driver is
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2):
+            signal.signal(signum, signal.SIG_IGN)
+    probe = ("import signal, errorcount.driver_path; "
+             "print([signal.getsignal(s) is signal.SIG_DFL for s in (signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2)], "
+             "signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
+    shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                           capture_output=True, text=True, check=True, timeout=60, preexec_fn=ignore_stop_signals)
+    assert shown.stdout.split() == ["[True,", "True,", "True]", "True"]
