@@ -49,9 +49,9 @@ def install_signal_handlers(stop: threading.Event, requests: StopRequests) -> No
     stop at the next batch boundary. Second: exit at once (the open transaction, if any, is rolled
     back by MySQL when the connection drops)."""
     def handle(received, _frame):
-        forwarded = received in FORWARDED
-        name = signal.Signals(FORWARDED.get(received, received)).name
-        if not requests.is_new(FORWARDED.get(received, received), forwarded):
+        signum, forwarded = FORWARDED.get(received, received), received in FORWARDED
+        name = signal.Signals(signum).name
+        if not requests.is_new(signum, forwarded):
             log.info("%s also received %s: the same stop request (a signal to the whole process group reaches the "
                      "driver directly and through scripts/run.sh)", name, "through scripts/run.sh" if forwarded else "directly")
             return

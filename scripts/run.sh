@@ -11,6 +11,14 @@
 #   run.sh topic            create KAFKA_TOPIC with TOPIC_PARTITIONS partitions if missing
 #   run.sh produce          write LINES sample records of FORMAT (app, access, json, otlp) to KAFKA_TOPIC
 # Settings come from conf/errorcount.conf (CONFIG=... to change), then the environment.
+
+# bash cannot trap a signal that was ignored when it started (a script's background job starts with
+# SIGINT ignored; some supervisors start their children so): this wrapper would not hear a stop.
+# It starts again with SIGINT and SIGTERM at their defaults (GNU env's --default-signal).
+if [ -n "$(trap -p INT)$(trap -p TERM)" ] && [ -z "${ERRORCOUNT_STOP_SIGNALS_RESET:-}" ] \
+   && env --default-signal=INT true 2>/dev/null; then
+  ERRORCOUNT_STOP_SIGNALS_RESET=1 exec env --default-signal=INT,TERM "$0" "$@"
+fi
 source "$(dirname "$0")/lib.sh"
 
 CONFIG=${CONFIG:-$ROOT/conf/errorcount.conf}

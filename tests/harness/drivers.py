@@ -73,6 +73,13 @@ def driver_env(job: str, topic: str) -> dict[str, str]:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
+def ignore_stop_signals() -> None:
+    """In the driver's process, before exec: SIGINT and SIGTERM ignored, as a script's background job
+    or a supervisor's child may start (scripts/run.sh must hear a stop anyway)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def default_stop_signals() -> None:
     """In the driver's process, before exec: the stop signals at their defaults. A signal ignored
     when a process starts stays ignored across exec, and bash cannot trap one it inherited ignored:
@@ -90,10 +97,11 @@ class Driver:
     """One spark-submit driver through `scripts/run.sh job` (or `command`, run in the checkout), in
     its own process group, its output appended to `log_path`. `env` adds to this process's
     environment; run.sh's options: `driver` another driver script than errorcount/main.py (a path
-    in the checkout), `create_topic` False not to create KAFKA_TOPIC's topics first; `args` the job's flags."""
+    in the checkout), `create_topic` False not to create KAFKA_TOPIC's topics first; `args` the job's flags;
+    `ignored_signals`: started with SIGINT and SIGTERM ignored (else at their defaults)."""
 
     def __init__(self, log_path: Path, env: dict[str, str], args: tuple[str, ...] = (), driver: str | None = None,
-                 create_topic: bool = True, command: list[str] | None = None):
+                 create_topic: bool = True, command: list[str] | None = None, ignored_signals: bool = False):
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self.log_path, self.driver = log_path, driver
         options = [*(["--driver", str(ROOT / driver)] if driver else []), *([] if create_topic else ["--no-topic"])]
@@ -103,7 +111,8 @@ class Driver:
             self.process = subprocess.Popen(command or [str(ROOT / "scripts" / "run.sh"), "job", *options, *args], cwd=ROOT,
                                             env={**os.environ, **env},
                                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True, preexec_fn=default_stop_signals)
+                                            start_new_session=True,
+                                            preexec_fn=ignore_stop_signals if ignored_signals else default_stop_signals)
 
     def log(self) -> str:
         """This driver's output so far."""
