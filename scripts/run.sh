@@ -17,7 +17,7 @@
 # It starts again with SIGINT and SIGTERM at their defaults (GNU env's --default-signal).
 if [ -n "$(trap -p INT)$(trap -p TERM)" ] && [ -z "${ERRORCOUNT_STOP_SIGNALS_RESET:-}" ] \
    && env --default-signal=INT true 2>/dev/null; then
-  ERRORCOUNT_STOP_SIGNALS_RESET=1 exec env --default-signal=INT,TERM "$0" "$@"
+  ERRORCOUNT_STOP_SIGNALS_RESET=1 exec env --default-signal=INT,TERM "$BASH" "$0" "$@"
 fi
 source "$(dirname "$0")/lib.sh"
 
