@@ -119,6 +119,9 @@ run_job() {
   local err; exec {err}>&2  # the wrapper's stderr, for a trap that runs while wait's is silenced below
   trap 'forward INT USR1' INT
   trap 'forward TERM USR2' TERM
+  # A closed terminal (SIGHUP) stops the job as SIGTERM does: the JVM and the driver, in a session of
+  # their own, would otherwise count on unseen, their output going nowhere.
+  trap 'forward TERM USR2' HUP
   while :; do
     { wait "$pid"; } 2>/dev/null && rc=0 || rc=$?  # no "Killed" job notice: the log says why
     kill -0 "$pid" 2>/dev/null || break

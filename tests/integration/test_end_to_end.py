@@ -1,5 +1,6 @@
 """The job against the real broker and MariaDB: exact counts, exact offsets, exact resumption."""
 
+import signal
 from datetime import datetime
 
 import pytest
@@ -33,7 +34,8 @@ def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, s
     catch_up(admin, job, topic, driver, "the first run to catch up")
     assert error_log(admin) == samples.expected_counts(first)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
-    assert driver.stop() == 0, driver.log()[-3000:]
+    driver.process.send_signal(signal.SIGHUP)  # its terminal closed: a stop, as SIGTERM is
+    assert driver.wait(60) == 0, driver.log()[-3000:]
     assert batch_records(driver.log()) == 3000
     assert "stopped cleanly at a batch boundary" in driver.log()
     # STARTING_OFFSETS is resolved to numbers and stored before the query starts, so even the first
