@@ -8,9 +8,8 @@ from datetime import datetime
 from errorcount.config import dimensions
 
 # Every value with a line or an ERROR line (a series with lines and no ERROR line, COUNT_LINES, has
-# log_count 0), and whether the minute is complete by the job's own mark (the view's `complete`:
-# the same for each value of a minute).
-SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count), SUM(line_count), MAX(complete) FROM error_counts_by_label "
+# log_count 0).
+SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count), SUM(line_count) FROM error_counts_by_label "
                    "WHERE job = %s AND dimension = %s AND log_time BETWEEN %s AND %s GROUP BY log_time, value "
                    "HAVING SUM(log_count) > 0 OR SUM(line_count) > 0")
 SELECT_NEWEST = "SELECT MAX(log_time) FROM error_series_counts WHERE job = %s"
@@ -37,18 +36,17 @@ def read(conn, job: str, dimension: str, since: datetime, until: datetime) -> di
     return {value: minutes for value, minutes in errors.items() if minutes}
 
 
-def read_lines(conn, job: str, dimension: str, since: datetime,
-               until: datetime) -> dict[str, dict[datetime, tuple[int, int, bool]]]:
-    """{value: {minute: (ERROR lines, lines, complete)}} of one dimension of a job's series, minutes
+def read_lines(conn, job: str, dimension: str, since: datetime, until: datetime) -> dict[str, dict[datetime, tuple[int, int]]]:
+    """{value: {minute: (ERROR lines, lines)}} of one dimension of a job's series, minutes
     since..until: every value with a line or an ERROR line (COUNT_LINES)."""
     with conn.cursor() as cursor:
         cursor.execute(SELECT_BY_LABEL, (job, dimension, since, until))
         rows = cursor.fetchall()
-    found: dict[str, dict[datetime, tuple[int, int, bool]]] = {}
-    for minute, value, errors, lines, complete in rows:
+    found: dict[str, dict[datetime, tuple[int, int]]] = {}
+    for minute, value, errors, lines in rows:
         name = OVERFLOW if value is None else value or EMPTY
-        was = found.setdefault(name, {}).get(minute, (0, 0, False))
-        found[name][minute] = (was[0] + int(errors), was[1] + int(lines), bool(complete))
+        was = found.setdefault(name, {}).get(minute, (0, 0))
+        found[name][minute] = (was[0] + int(errors), was[1] + int(lines))
     return found
 
 

@@ -82,12 +82,17 @@ def main() -> int:
           f"{', complete minutes only' if only_complete else ''}\nminute                ERROR lines"
           + ("        lines    ratio" if cfg.count_lines else "") + "  complete")
     for log_time, count, minute_lines in rows:
-        done = complete_before is not None and log_time + timedelta(minutes=1) <= complete_before
         print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}" + (f" {minute_lines:>12} {ratio(count, minute_lines):>8}"
-                                                           if cfg.count_lines else "") + f"  {'yes' if done else 'no'}")
+                                                           if cfg.count_lines else "")
+              + f"  {'yes' if complete(log_time, complete_before) else 'no'}")
     print(f"total: {total} ERROR lines in {minutes} minutes"
           + (f"; {lines} lines, ratio {ratio(total, lines)}" if cfg.count_lines else ""))
     return 0
+
+
+def complete(minute: datetime, complete_before: datetime | None) -> bool:
+    """Whether the minute ends at or before the mark (docs/operations.md, "Complete minutes")."""
+    return complete_before is not None and minute + timedelta(minutes=1) <= complete_before
 
 
 def ratio(errors: int, lines: int) -> str:
@@ -100,12 +105,11 @@ def by_dimension(cfg, conn, dimension: str, rows: int, only_complete: bool) -> i
     for JOB_NAME: ERROR lines, and with COUNT_LINES lines and the ratio, per minute and value."""
     counted, marked = breakdown.newest_minute(conn, cfg.job_name), breakdown.complete_before(conn, cfg.job_name)
     newest = counted
-    if only_complete and counted is not None:  # the newest minute that ends at or before the mark
+    if only_complete and counted is not None:  # the newest minute that ends at or before the mark: all listed are complete
         newest = min(counted, (marked - timedelta(minutes=1)).replace(second=0, microsecond=0)) if marked else None
     found = breakdown.read_lines(conn, cfg.job_name, dimension, newest - timedelta(minutes=rows - 1), newest) if newest else {}
     conn.close()
-    kept = {value: {minute: figures for minute, figures in minutes.items()
-                    if (figures[0] or cfg.count_lines) and (figures[2] or not only_complete)}
+    kept = {value: {minute: figures for minute, figures in minutes.items() if figures[0] or cfg.count_lines}
             for value, minutes in found.items()}
     kept = {value: minutes for value, minutes in kept.items() if minutes}
     print(f"job {cfg.job_name}: ERROR lines{', lines and ratio' if cfg.count_lines else ''} by {dimension} "
@@ -119,11 +123,12 @@ def by_dimension(cfg, conn, dimension: str, rows: int, only_complete: bool) -> i
         print(f"no per-dimension counts of {dimension!r} for this job: is it in GROUP_BY? (docs/operations.md, "
               "'Counting by dimension')")
         return 0
-    print("\n".join(dimension_table(kept, dimension, cfg.count_lines)))
+    print("\n".join(dimension_table(kept, dimension, cfg.count_lines, marked)))
     return 0
 
 
-def dimension_table(found: dict[str, dict[datetime, tuple[int, int, bool]]], dimension: str, lines: bool) -> list[str]:
+def dimension_table(found: dict[str, dict[datetime, tuple[int, int]]], dimension: str, lines: bool,
+                    complete_before: datetime | None) -> list[str]:
     """make counts BY=...'s lines: per minute (newest first) each value with its ERROR lines (and
     with `lines` its lines and ratio), most ERROR lines first, then most lines, then by name; the
     minute's completeness; then each value's totals in the same order."""
@@ -133,8 +138,8 @@ def dimension_table(found: dict[str, dict[datetime, tuple[int, int, bool]]], dim
     minutes = sorted({minute for counts in found.values() for minute in counts}, reverse=True)
     shown = [f"{'minute':<18}{dimension:<{width}}ERROR lines" + ("        lines    ratio" if lines else "") + "  complete"]
     for minute in minutes:
-        here = sorted(((value, *counts[minute][:2]) for value, counts in found.items() if minute in counts), key=order)
-        done = "yes" if any(counts[minute][2] for counts in found.values() if minute in counts) else "no"
+        here = sorted(((value, *counts[minute]) for value, counts in found.items() if minute in counts), key=order)
+        done = "yes" if complete(minute, complete_before) else "no"
         for number, (value, errors, count) in enumerate(here):
             shown.append(f"{f'{minute:%Y-%m-%d %H:%M}' if number == 0 else '':<18}{value:<{width}}{errors:>11}"
                          + (f" {count:>12} {ratio(errors, count):>8}" if lines else "") + f"  {done}")
