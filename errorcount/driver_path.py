@@ -10,7 +10,8 @@ them, so the installed copies are imported instead. A zip of any other Spark ins
 where spark-submit put it (its version is the JVM's), as do the zips a YARN container is given
 (they lie in its working directory, not in the shipped venv's pyspark).
 
-It also puts the stop signals in a known state, whatever the process inherited (default_stop_signals).
+It also puts the stop signals in a known state, whatever the process inherited (default_stop_signals),
+and tells scripts/run.sh that the driver runs (announce_started).
 """
 
 import os
@@ -56,5 +57,25 @@ def default_stop_signals() -> None:
         signal.signal(forwarded, signal.SIG_DFL)
 
 
+def announce_started(environ=os.environ) -> None:
+    """Writes this process's pid to ERRORCOUNT_DRIVER_PID_FILE when set (scripts/run.sh sets it): a
+    stop the wrapper gets then finds the driver, and once the driver has exited, the wrapper knows
+    that Spark is ending with the driver's exit code rather than still starting. Written whole
+    (rename), so the wrapper never reads half a pid; taken out of the environment, so that no
+    process the driver starts writes its own."""
+    path = environ.pop("ERRORCOUNT_DRIVER_PID_FILE", "")
+    if not path:
+        return
+    partial = f"{path}.{os.getpid()}"
+    try:
+        with open(partial, "w") as handle:
+            handle.write(f"{os.getpid()}\n")
+        os.replace(partial, path)
+    except OSError as failure:  # the job runs anyway; only a stop's handling is coarser
+        print(f"driver_path: cannot write the driver's pid to {path} ({failure}): scripts/run.sh will kill "
+              "spark-submit on a stop instead of passing it on (free space in .local/run)", file=sys.stderr)
+
+
 sys.path[:] = installed_first(sys.path)
 default_stop_signals()
+announce_started()

@@ -100,19 +100,32 @@ run_job() {
   # timeout(1), kill -- -PGID) cannot stop Spark under the batch; it ends when the driver does.
   # A terminal's Ctrl-C still goes to the wrapper only: the JVM runs in its own session. Non-
   # interactive callers (tests) keep one process group, so SIGKILL to it takes everything down.
+  # The Python driver writes its pid to this file as it starts (errorcount/driver_path.py): a stop
+  # then knows whether Spark is still starting (no driver yet) or ending (the driver has exited).
+  mkdir -p "$LOCAL/run"
+  started=$(mktemp "$LOCAL/run/driver.XXXXXX"); export ERRORCOUNT_DRIVER_PID_FILE="$started"
   if [ -t 0 ]; then (trap '' TERM; exec setsid "${submit[@]}") & else (trap '' TERM; exec "${submit[@]}") & fi
-  local pid=$! rc=0
+  local pid=$! rc=0 ending=0
   # The driver gets the signal the wrapper got as its forwarded copy (SIGINT as SIGUSR1, SIGTERM as
   # SIGUSR2: errorcount/driver_path.py), so it tells the copy from the same signal sent to the
-  # whole group, which reaches it directly too, and its log names the signal. While no driver runs
-  # (Spark starting, or exiting after it) nothing is left that a stop must wait for: spark-submit
-  # is killed (exit 137).
+  # whole group, which reaches it directly too, and its log names the signal. Before the driver
+  # runs (Spark starting) nothing is in flight that a stop must wait for: spark-submit is killed
+  # (exit 137). After it exited, Spark is ending on its own with the driver's exit code, which a
+  # stop must not replace: only a second one kills it.
   forward() {
-    local driver; driver=$(pgrep -P "$pid" -f "$(basename "$main")" | head -n 1 || true)
-    if [ -n "$driver" ]; then
+    local driver=""; [ -s "$started" ] && driver=$(< "$started")
+    if [ -n "$driver" ] && pgrep -P "$pid" | grep -qx "$driver"; then
       kill "-$2" "$driver" 2>/dev/null || true
-    elif kill -0 "$pid" 2>/dev/null; then
-      log "SIG$1 while no Python driver runs under spark-submit (Spark starting, or exiting after it): killing it" 2>&"$err"
+    elif ! kill -0 "$pid" 2>/dev/null; then
+      :
+    elif [ -z "$driver" ]; then
+      log "SIG$1 before the Python driver started (Spark starting): killing spark-submit" 2>&"$err"
+      kill -KILL "$pid" 2>/dev/null || true
+    elif [ "$ending" = 0 ]; then
+      ending=1
+      log "SIG$1 after the Python driver exited: Spark is ending with its exit code (another stop kills it)" 2>&"$err"
+    else
+      log "SIG$1 again while Spark ends after the driver: killing spark-submit" 2>&"$err"
       kill -KILL "$pid" 2>/dev/null || true
     fi
   }
@@ -126,6 +139,7 @@ run_job() {
     { wait "$pid"; } 2>/dev/null && rc=0 || rc=$?  # no "Killed" job notice: the log says why
     kill -0 "$pid" 2>/dev/null || break
   done
+  rm -f "$started"
   exit "$rc"
 }
 

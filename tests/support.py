@@ -177,12 +177,14 @@ TEST_DRIVER = {"TRIGGER_INTERVAL": "1 second", "TZ": "Europe/Berlin", "DRIVER_ME
 
 
 def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
-           command: list[str] | None = None, create_topic: bool = True, ignored_signals: bool = False) -> Driver:
+           command: list[str] | None = None, create_topic: bool = True, ignored_signals: bool = False,
+           driver: str | None = None) -> Driver:
     """A test's driver: the job on the local stack, a non-UTC zone, two cores, its own log file
     (`command`: another way to start it than scripts/run.sh, run in the checkout; `create_topic`
-    False: run.sh --no-topic; `ignored_signals`: started with SIGINT and SIGTERM ignored)."""
+    False: run.sh --no-topic; `ignored_signals`: started with SIGINT and SIGTERM ignored; `driver`:
+    run.sh --driver, another driver script than the job's, a path in the checkout)."""
     return Driver(LOGS / f"{job}-{uuid.uuid4().hex[:6]}.log", {**driver_env(job, topic), **TEST_DRIVER, **(env or {})}, args,
-                  create_topic=create_topic, command=command, ignored_signals=ignored_signals)
+                  driver=driver, create_topic=create_topic, command=command, ignored_signals=ignored_signals)
 
 
 BY_HAND = "<!-- run by tests/integration/test_by_hand.py and tests/yarn/test_yarn.py -->"

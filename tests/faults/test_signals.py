@@ -1,14 +1,18 @@
 """A second stop signal exits at once (code 130); whatever was in flight is not half-committed.
 The log names the signal that arrived (Ctrl-C is SIGINT), also when the wrapper started with the
-stop signals ignored."""
+stop signals ignored. A stop while no Python driver runs: before it started, spark-submit is killed;
+after it exited, its exit code stands."""
 
+import re
 import signal
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
 from errorcount.errors import EXIT_INTERRUPTED
-from tests.support import wait_until
+from tests.harness.javac import harness_jar
+from tests.support import process_alive, process_state, unique, wait_until
 
 START = datetime(2038, 8, 8, 8, 0)
 pytestmark = pytest.mark.slow
@@ -28,3 +32,65 @@ def test_second_signal_exits_at_once_and_leaves_mysql_consistent(scenario):
     stored = run.offsets()
     assert run.counts() == run.produced.counts_below(stored)
     assert run.ledger()[1] == sum(stored.values())
+
+
+# What a stop does while no Python driver runs under spark-submit (scripts/run.sh's `forward`): before
+# the driver started nothing is in flight, so spark-submit is killed at once; after the driver exited,
+# Spark is ending with the driver's exit code (a fatal error's, say), which one stop must not replace.
+EXITING = "tests/harness/exiting_driver.py"
+
+
+def spark_submit_jvm(driver) -> int | None:
+    """The pid of the SparkSubmit JVM in the driver's process group, once one runs."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="utf-8")
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        group = int(stat[stat.rindex(")") + 2:].split()[2])
+        if group == driver.process.pid and b"org.apache.spark.deploy.SparkSubmit" in command:
+            return int(entry.name)
+    return None
+
+
+def exited_driver(driver) -> int:
+    """The exiting driver's pid, once it has exited (its JVM may still run)."""
+    said = wait_until(lambda: re.search(r"exiting_driver: pid (\d+)", driver.log()), 120, "the driver script to run")
+    pid = int(said.group(1))
+    wait_until(lambda: not process_alive(pid) or process_state(pid) == "Z", 30, "the driver script to exit", interval=0.01)
+    return pid
+
+
+def lingering(milliseconds: int) -> dict[str, str]:
+    """A driver's environment whose JVM lingers `milliseconds` as it exits (tests/harness/java/LingerOnExit.java)."""
+    agent = harness_jar("LingerOnExit", {"Premain-Class": "errorcount.tests.LingerOnExit"})
+    return {"SPARK_SUBMIT_EXTRA": f"--driver-java-options -javaagent:{agent}={milliseconds}", "EXITING_DRIVER_CODE": "3"}
+
+
+def test_a_stop_while_spark_starts_kills_spark_submit_at_once(start_driver):
+    driver = start_driver(unique("job"), unique("unused"), driver=EXITING, create_topic=False)
+    wait_until(lambda: spark_submit_jvm(driver), 60, "spark-submit's JVM to run", interval=0.01)
+    driver.process.send_signal(signal.SIGINT)
+    assert driver.wait(60) == 128 + signal.SIGKILL, driver.log()[-2000:]
+    assert "SIGINT before the Python driver started (Spark starting): killing spark-submit" in driver.log()
+    assert "exiting_driver:" not in driver.log()
+
+
+def test_a_stop_after_the_driver_exited_keeps_its_exit_code_and_a_second_one_kills(start_driver):
+    ending = start_driver(unique("job"), unique("unused"), env=lingering(5_000), driver=EXITING, create_topic=False)
+    exited_driver(ending)
+    ending.process.send_signal(signal.SIGTERM)
+    wait_until(lambda: "SIGTERM after the Python driver exited" in ending.log(), 10, "the stop to be seen")
+    assert ending.wait(60) == 3, ending.log()[-2000:]  # the driver's code, once Spark ended on its own
+
+    hung = start_driver(unique("job"), unique("unused"), env=lingering(600_000), driver=EXITING, create_topic=False)
+    exited_driver(hung)
+    hung.process.send_signal(signal.SIGINT)
+    wait_until(lambda: "SIGINT after the Python driver exited" in hung.log(), 10, "the first stop to be seen")
+    assert hung.running()
+    hung.process.send_signal(signal.SIGINT)
+    assert hung.wait(30) == 128 + signal.SIGKILL, hung.log()[-2000:]
+    assert "SIGINT again while Spark ends after the driver: killing spark-submit" in hung.log()

@@ -68,3 +68,26 @@ def test_the_stop_signals_are_at_their_defaults_after_it_even_when_the_parent_ig
     shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                            capture_output=True, text=True, check=True, timeout=60, preexec_fn=ignore_stop_signals)
     assert shown.stdout.split() == ["[True,", "True,", "True]", "True"]
+
+
+def test_the_driver_writes_its_pid_for_the_wrapper_and_no_child_inherits_the_file(tmp_path):
+    pid_file = tmp_path / "driver"
+    pid_file.touch()  # as scripts/run.sh's mktemp leaves it
+    probe = ("import os, subprocess, sys, errorcount.driver_path; print(os.getpid()); "
+             "print(subprocess.run([sys.executable, '-c', 'import os; print(os.environ.get(\"ERRORCOUNT_DRIVER_PID_FILE\"))'], "
+             "capture_output=True, text=True).stdout.strip())")
+    shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), "ERRORCOUNT_DRIVER_PID_FILE": str(pid_file)})
+    pid, child_sees = shown.stdout.split()
+    assert pid_file.read_text() == f"{pid}\n"
+    assert child_sees == "None"
+    assert [p.name for p in tmp_path.iterdir()] == ["driver"]  # no partial file left
+
+
+def test_an_unwritable_pid_file_is_said_and_the_driver_runs_on(tmp_path):
+    probe = "import errorcount.driver_path; print('imported')"
+    missing = tmp_path / "gone" / "driver"
+    shown = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), "ERRORCOUNT_DRIVER_PID_FILE": str(missing)})
+    assert shown.stdout.strip() == "imported"
+    assert "cannot write the driver's pid" in shown.stderr and "No such file" in shown.stderr
