@@ -73,7 +73,7 @@ def announce_started(environ=os.environ) -> None:
         os.replace(partial, path)
     except OSError as failure:  # the job runs anyway; only a stop's handling is coarser
         print(f"driver_path: cannot write the driver's pid to {path} ({failure}): scripts/run.sh will kill "
-              "spark-submit on a stop instead of passing it on (free space in .local/run)", file=sys.stderr)
+              "spark-submit on a stop instead of passing it on (check TMPDIR's space)", file=sys.stderr)
 
 
 sys.path[:] = installed_first(sys.path)

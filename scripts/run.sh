@@ -102,8 +102,8 @@ run_job() {
   # interactive callers (tests) keep one process group, so SIGKILL to it takes everything down.
   # The Python driver writes its pid to this file as it starts (errorcount/driver_path.py): a stop
   # then knows whether Spark is still starting (no driver yet) or ending (the driver has exited).
-  mkdir -p "$LOCAL/run"
-  started=$(mktemp "$LOCAL/run/driver.XXXXXX"); export ERRORCOUNT_DRIVER_PID_FILE="$started"
+  # A temporary file: one that a killed wrapper leaves behind ages out with the rest of TMPDIR.
+  started=$(mktemp -t errorcount-driver.XXXXXX); export ERRORCOUNT_DRIVER_PID_FILE="$started"
   if [ -t 0 ]; then (trap '' TERM; exec setsid "${submit[@]}") & else (trap '' TERM; exec "${submit[@]}") & fi
   local pid=$! rc=0 ending=0
   # The driver gets the signal the wrapper got as its forwarded copy (SIGINT as SIGUSR1, SIGTERM as
