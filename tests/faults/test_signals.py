@@ -12,7 +12,7 @@ import pytest
 
 from errorcount.errors import EXIT_INTERRUPTED
 from tests.harness.javac import harness_jar
-from tests.support import process_alive, process_state, unique, wait_until
+from tests.support import process_state, unique, wait_until
 
 START = datetime(2038, 8, 8, 8, 0)
 pytestmark = pytest.mark.slow
@@ -60,8 +60,16 @@ def exited_driver(driver) -> int:
     """The exiting driver's pid, once it has exited (its JVM may still run)."""
     said = wait_until(lambda: re.search(r"exiting_driver: pid (\d+)", driver.log()), 120, "the driver script to run")
     pid = int(said.group(1))
-    wait_until(lambda: not process_alive(pid) or process_state(pid) == "Z", 30, "the driver script to exit", interval=0.01)
+    wait_until(lambda: exited(pid), 30, "the driver script to exit", interval=0.01)
     return pid
+
+
+def exited(pid: int) -> bool:
+    """Whether `pid` has exited: gone, or a zombie its parent has not reaped yet."""
+    try:
+        return process_state(pid) == "Z"
+    except FileNotFoundError:  # reaped
+        return True
 
 
 def lingering(milliseconds: int) -> dict[str, str]:
