@@ -102,8 +102,14 @@ run_job() {
   # interactive callers (tests) keep one process group, so SIGKILL to it takes everything down.
   # The Python driver writes its pid to this file as it starts (errorcount/driver_path.py): a stop
   # then knows whether Spark is still starting (no driver yet) or ending (the driver has exited).
-  # A temporary file: one that a killed wrapper leaves behind ages out with the rest of TMPDIR.
-  started=$(mktemp -t errorcount-driver.XXXXXX); export ERRORCOUNT_DRIVER_PID_FILE="$started"
+  # A temporary file named by this wrapper's pid: the files of wrappers that are gone (killed, so
+  # they could not remove theirs) are removed here.
+  local stale owner
+  for stale in "${TMPDIR:-/tmp}"/errorcount-driver.*.*; do
+    owner=${stale##*/errorcount-driver.}; owner=${owner%%.*}
+    if [[ "$owner" =~ ^[0-9]+$ ]] && ! kill -0 "$owner" 2>/dev/null; then rm -f "$stale" 2>/dev/null || true; fi
+  done
+  started=$(mktemp -t "errorcount-driver.$$.XXXXXX"); export ERRORCOUNT_DRIVER_PID_FILE="$started"
   if [ -t 0 ]; then (trap '' TERM; exec setsid "${submit[@]}") & else (trap '' TERM; exec "${submit[@]}") & fi
   local pid=$! rc=0 ending=0
   # The driver gets the signal the wrapper got as its forwarded copy (SIGINT as SIGUSR1, SIGTERM as

@@ -3,8 +3,10 @@ The log names the signal that arrived (Ctrl-C is SIGINT), also when the wrapper 
 stop signals ignored. A stop while no Python driver runs: before it started, spark-submit is killed;
 after it exited, its exit code stands."""
 
+import os
 import re
 import signal
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -78,13 +80,20 @@ def lingering(milliseconds: int) -> dict[str, str]:
     return {"SPARK_SUBMIT_EXTRA": f"--driver-java-options -javaagent:{agent}={milliseconds}", "EXITING_DRIVER_CODE": "3"}
 
 
-def test_a_stop_while_spark_starts_kills_spark_submit_at_once(start_driver):
-    driver = start_driver(unique("job"), unique("unused"), driver=EXITING, create_topic=False)
+def test_a_stop_while_spark_starts_kills_spark_submit_at_once(start_driver, tmp_path):
+    # The pid files of wrappers that are gone are removed by the next wrapper; a live one's stays.
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # exited and reaped: no process has its pid (until the kernel hands it out again)
+    stale, live = (tmp_path / f"errorcount-driver.{gone.pid}.a1b2c3", tmp_path / f"errorcount-driver.{os.getpid()}.d4e5f6")
+    stale.write_text("12345\n")
+    live.write_text("")
+    driver = start_driver(unique("job"), unique("unused"), env={"TMPDIR": str(tmp_path)}, driver=EXITING, create_topic=False)
     wait_until(lambda: spark_submit_jvm(driver), 60, "spark-submit's JVM to run", interval=0.01)
     driver.process.send_signal(signal.SIGINT)
     assert driver.wait(60) == 128 + signal.SIGKILL, driver.log()[-2000:]
     assert "SIGINT before the Python driver started (Spark starting): killing spark-submit" in driver.log()
     assert "exiting_driver:" not in driver.log()
+    assert sorted(p.name for p in tmp_path.glob("errorcount-driver.*")) == [live.name]  # and its own removed
 
 
 def test_a_stop_after_the_driver_exited_keeps_its_exit_code_and_a_second_one_kills(start_driver):
