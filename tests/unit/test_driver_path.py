@@ -48,7 +48,7 @@ def test_a_py4j_zip_of_a_version_not_installed_stays_where_it_was():
 
 
 @pytest.mark.parametrize("script", ["errorcount/main.py", "errorcount/recount/main.py", "bench/naive_job.py",
-                                    "bench/profile_job.py", "bench/source_only_job.py"])
+                                    "bench/profile_job.py", "bench/source_only_job.py", "tests/harness/exiting_driver.py"])
 def test_every_driver_script_imports_it_before_anything_but_the_standard_library(script):
     imports = [node for node in ast.parse((ROOT / script).read_text(encoding="utf-8")).body
                if isinstance(node, ast.Import | ast.ImportFrom)]
