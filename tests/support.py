@@ -143,10 +143,16 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+def process_stat(pid: int) -> list[str]:
+    """/proc/<pid>/stat's fields after the command name (which may hold spaces and parentheses):
+    [state, ppid, pgrp, ...]."""
+    stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    return stat[stat.rindex(")") + 2:].split()
+
+
 def process_state(pid: int) -> str:
     """The kernel's one-letter state of a process: R, S, D, T (stopped), Z."""
-    stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-    return stat[stat.rindex(")") + 2]
+    return process_stat(pid)[0]
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ import pytest
 
 from errorcount.errors import EXIT_INTERRUPTED
 from tests.harness.javac import harness_jar
-from tests.support import process_state, unique, wait_until
+from tests.support import process_stat, process_state, unique, wait_until
 
 START = datetime(2038, 8, 8, 8, 0)
 pytestmark = pytest.mark.slow
@@ -48,11 +48,10 @@ def spark_submit_jvm(driver) -> int | None:
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text(encoding="utf-8")
+            group = int(process_stat(int(entry.name))[2])
             command = (entry / "cmdline").read_bytes()
         except OSError:  # gone meanwhile
             continue
-        group = int(stat[stat.rindex(")") + 2:].split()[2])
         if group == driver.process.pid and b"org.apache.spark.deploy.SparkSubmit" in command:
             return int(entry.name)
     return None

@@ -6,5 +6,6 @@ import os
 import sys
 
 if __name__ == "__main__":
-    print(f"exiting_driver: pid {os.getpid()} exits {os.environ.get('EXITING_DRIVER_CODE', '3')}", flush=True)
-    sys.exit(int(os.environ.get("EXITING_DRIVER_CODE", "3")))
+    code = int(os.environ.get("EXITING_DRIVER_CODE", "3"))
+    print(f"exiting_driver: pid {os.getpid()} exits {code}", flush=True)
+    sys.exit(code)
