@@ -60,8 +60,8 @@ schema: venv ## Apply sql/schema.sql to the configured MySQL (admin credentials)
 topic: venv ## Create the configured topic if missing (KAFKA_TOPIC, TOPIC_PARTITIONS)
 	@scripts/run.sh topic
 
-run: setup venv java ## Run the streaming job in the foreground (local[*]); starts the local stack if needed
-	@scripts/run.sh job
+run: setup venv java ## Run the streaming job in the foreground (local[*]); starts the local stack if needed (ARGS: run.sh's and the job's flags)
+	@scripts/run.sh job $(ARGS)
 
 recount: setup venv java ## Recount FROM='YYYY-MM-DD HH:MM' to TO (UTC) under the job's current settings while it runs (DRY_RUN=1: show the changes, write nothing)
 	@FROM="$(FROM)" TO="$(TO)" DRY_RUN="$(DRY_RUN)" scripts/run.sh recount

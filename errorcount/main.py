@@ -25,23 +25,29 @@ log = logging.getLogger("errorcount.main")  # spark-submit runs this file as __m
 ROLL_BYTES, ROLL_FILES = 50 * 1024 * 1024, 10  # as conf/log4j2-yarn.properties does for Spark's log
 
 
+# Stop signals less than this apart are copies of one request (StopRequests).
+SAME_REQUEST_S = 1.0
+
+
 class StopRequests:
-    """Which stop signals are requests of their own. A signal sent to the driver's whole process group
-    or cgroup (systemd's default stop, timeout(1), kill -- -PGID) reaches it twice: directly, and as
-    scripts/run.sh's forwarded copy (errorcount.driver_path.FORWARDED). A direct signal and a forwarded
-    one of the same kind pair up as one request, in either order (Python runs pending handlers in
-    signal-number order, not in the order they arrived); every other signal is a request."""
+    """Which stop signals are requests of their own. One stop reaches the driver as several copies,
+    and how many depends on how it was started: a signal to its whole process group or cgroup
+    (systemd's default stop, timeout(1), kill -- -PGID) arrives directly and as scripts/run.sh's
+    forwarded copy (errorcount.driver_path.FORWARDED), and each wrapper in between may pass on one
+    more (GNU make forwards SIGTERM to its recipe, which run.sh forwards again). So copies are told
+    from requests by time, not by count: a stop signal less than SAME_REQUEST_S after the previous
+    one is the same request; one that comes later is a new request (the operator's second Ctrl-C).
+    The window runs from the last copy, so a late copy in a burst never reads as a second request."""
 
-    def __init__(self) -> None:
-        self.unpaired: dict[tuple[int, bool], int] = {}  # (signal, forwarded): copies not yet paired
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.last: float | None = None  # when the last stop signal arrived
 
-    def is_new(self, signum: int, forwarded: bool) -> bool:
-        partner = (signum, not forwarded)
-        if self.unpaired.get(partner, 0):
-            self.unpaired[partner] -= 1
-            return False
-        self.unpaired[signum, forwarded] = self.unpaired.get((signum, forwarded), 0) + 1
-        return True
+    def is_new(self) -> bool:
+        now = self.clock()
+        new = self.last is None or now - self.last >= SAME_REQUEST_S
+        self.last = now
+        return new
 
 
 def install_signal_handlers(stop: threading.Event, requests: StopRequests) -> None:
@@ -51,14 +57,16 @@ def install_signal_handlers(stop: threading.Event, requests: StopRequests) -> No
     def handle(received, _frame):
         signum, forwarded = FORWARDED.get(received, received), received in FORWARDED
         name = signal.Signals(signum).name
-        if not requests.is_new(signum, forwarded):
-            log.info("%s also received %s: the same stop request (a signal to the whole process group reaches the "
-                     "driver directly and through scripts/run.sh)", name, "through scripts/run.sh" if forwarded else "directly")
+        if not requests.is_new():
+            log.info("%s also received %s within %g s: the same stop request (a signal to the whole process group "
+                     "reaches the driver directly, through scripts/run.sh and through what started it)", name,
+                     "through scripts/run.sh" if forwarded else "directly", SAME_REQUEST_S)
             return
         if stop.is_set():
             log.warning("second stop signal: exiting now")
             os._exit(errors.EXIT_INTERRUPTED)
-        log.info("%s received: stopping after the in-flight batch (send it again to exit at once)", name)
+        log.info("%s received: stopping after the in-flight batch (send it again, a second or more later, to exit "
+                 "at once)", name)
         stop.set()
 
     for signum in (signal.SIGTERM, signal.SIGINT, *FORWARDED):

@@ -9,7 +9,7 @@ LOCAL="$ROOT/.local"
 SECRETS="$LOCAL/secrets"
 VENV="$ROOT/.venv"
 
-log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
+log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }  # no child process: it also runs in traps
 die() { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 # stale BINARY SOURCE: the binary is missing or older than a file of SOURCE (a test: use it in `if`;
 # an assignment of find's output would end a script under set -e and pipefail while BINARY is missing).

@@ -95,9 +95,10 @@ run_job() {
                 --properties-file "$ROOT/conf/spark-defaults.conf" --conf "spark.metrics.conf=$ROOT/conf/metrics.properties"
                 --jars "$jars" "${extra[@]}" "$main" --config "$CONFIG" "$@")
   # Only the Python driver decides how to stop (at a batch boundary; a second request exits at
-  # once): spark-submit's JVM starts with SIGTERM and SIGINT ignored (a background job ignores
-  # SIGINT already), so a signal to the whole process group or cgroup (systemd's default stop,
-  # timeout(1), kill -- -PGID) cannot stop Spark under the batch; it ends when the driver does.
+  # once): spark-submit's JVM starts with SIGTERM and SIGINT ignored (both set here: bash leaves
+  # a ( ... ) & subshell's SIGINT at its default), so a signal to the whole process group or cgroup
+  # (systemd's default stop, timeout(1), kill -- -PGID) cannot stop Spark under the batch; it ends
+  # when the driver does.
   # A terminal's Ctrl-C still goes to the wrapper only: the JVM runs in its own session. Non-
   # interactive callers (tests) keep one process group, so SIGKILL to it takes everything down.
   # The Python driver writes its pid to this file as it starts (errorcount/driver_path.py): a stop
@@ -110,43 +111,71 @@ run_job() {
     if [[ "$owner" =~ ^[0-9]+$ ]] && ! kill -0 "$owner" 2>/dev/null; then rm -f "$stale" 2>/dev/null || true; fi
   done
   started=$(mktemp -t "errorcount-driver.$$.XXXXXX"); export ERRORCOUNT_DRIVER_PID_FILE="$started"
-  if [ -t 0 ]; then (trap '' TERM; exec setsid "${submit[@]}") & else (trap '' TERM; exec "${submit[@]}") & fi
-  local pid=$! rc=0 ending=0
-  # The driver gets the signal the wrapper got as its forwarded copy (SIGINT as SIGUSR1, SIGTERM as
-  # SIGUSR2: errorcount/driver_path.py), so it tells the copy from the same signal sent to the
-  # whole group, which reaches it directly too, and its log names the signal. Before the driver
-  # runs (Spark starting) nothing is in flight that a stop must wait for: spark-submit is killed
-  # (exit 137). After it exited, Spark is ending on its own with the driver's exit code, which a
-  # stop must not replace: only a second one kills it.
-  forward() {
-    local driver=""; [ -s "$started" ] && driver=$(< "$started")
-    if [ -n "$driver" ] && pgrep -P "$pid" | grep -qx "$driver"; then
-      kill "-$2" "$driver" 2>/dev/null || true
-    elif ! kill -0 "$pid" 2>/dev/null; then
-      :
-    elif [ -z "$driver" ]; then
-      log "SIG$1 before the Python driver started (Spark starting): killing spark-submit" 2>&"$err"
-      kill -KILL "$pid" 2>/dev/null || true
-    elif [ "$ending" = 0 ]; then
-      ending=1
-      log "SIG$1 after the Python driver exited: Spark is ending with its exit code (another stop kills it)" 2>&"$err"
-    else
-      log "SIG$1 again while Spark ends after the driver: killing spark-submit" 2>&"$err"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  }
-  local err; exec {err}>&2  # the wrapper's stderr, for a trap that runs while wait's is silenced below
+  if [ -t 0 ]; then (trap '' INT TERM; exec setsid "${submit[@]}") & else (trap '' INT TERM; exec "${submit[@]}") & fi
+  local rc=0
+  spark=$! ending=0 last_stop=0
+  exec {err}>&2  # the wrapper's stderr, for a trap that runs while wait's is silenced below
   trap 'forward INT USR1' INT
   trap 'forward TERM USR2' TERM
   # A closed terminal (SIGHUP) stops the job as SIGTERM does: the JVM and the driver, in a session of
   # their own, would otherwise count on unseen, their output going nowhere.
   trap 'forward TERM USR2' HUP
   while :; do
-    { wait "$pid"; } 2>/dev/null && rc=0 || rc=$?  # no "Killed" job notice: the log says why
-    kill -0 "$pid" 2>/dev/null || break
+    { wait "$spark"; } 2>/dev/null && rc=0 || rc=$?  # no "Killed" job notice: the log says why
+    kill -0 "$spark" 2>/dev/null || break
   done
   rm -f "$started"
+  log "the job exited $rc (README.md, 'Exit codes')"
   exit "$rc"
+}
+
+# A stop signal's trap (SIGINT forward INT USR1, SIGTERM and SIGHUP forward TERM USR2), on run_job's
+# globals: spark (spark-submit's pid), started (the driver's pid file), ending, last_stop, err.
+# The driver gets the signal the wrapper got as its forwarded copy (SIGINT as SIGUSR1, SIGTERM as
+# SIGUSR2: errorcount/driver_path.py), so it tells the copy from the same signal sent to the
+# whole group, which reaches it directly too, and its log names the signal. Before the driver
+# runs (Spark starting) nothing is in flight that a stop must wait for: spark-submit is killed
+# (exit 137). After it exited, Spark is ending on its own with the driver's exit code, which a
+# stop must not replace: only a second one kills it.
+# One stop often arrives as several copies (a signal to the whole group reaches this wrapper, and
+# make passes SIGTERM on to its recipe once more): a stop signal less than a second after the
+# previous one is the same request, not passed on again (the driver tells copies from requests
+# the same way: errorcount/main.py StopRequests).
+# A copy may arrive while this runs, and bash then runs the trap again inside it: so no locals
+# (bash loses track of a nested trap's function context), no child processes (no trap waits on
+# one), and an explicit status (a bare `return` in a trap returns the status from before the trap,
+# 143 after `wait`, which set -e takes for a failure that ends the wrapper).
+forward() {
+  stop_at=${EPOCHREALTIME/[.,]/}  # microseconds; the radix character follows the locale
+  if (( stop_at - last_stop < 1000000 )); then
+    last_stop=$stop_at
+    log "SIG$1 again within a second: the same stop request" 2>&"$err" || true
+    return 0
+  fi
+  last_stop=$stop_at driver=""
+  [ ! -s "$started" ] || read -r driver < "$started" || true
+  if [ -n "$driver" ] && child_of "$driver" "$spark"; then
+    kill "-$2" "$driver" 2>/dev/null || true
+  elif ! kill -0 "$spark" 2>/dev/null; then
+    :
+  elif [ -z "$driver" ]; then
+    log "SIG$1 before the Python driver started (Spark starting): killing spark-submit" 2>&"$err" || true
+    kill -KILL "$spark" 2>/dev/null || true
+  elif [ "$ending" = 0 ]; then
+    ending=1
+    log "SIG$1 after the Python driver exited: Spark is ending with its exit code (another stop kills it)" 2>&"$err" || true
+  else
+    log "SIG$1 again while Spark ends after the driver: killing spark-submit" 2>&"$err" || true
+    kill -KILL "$spark" 2>/dev/null || true
+  fi
+  return 0
+}
+
+child_of() {  # child_of PID PARENT: PID runs with PARENT as its parent (read from /proc: no child process)
+  stat=""
+  { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 1
+  set -- "$2" ${stat##*) }  # the fields after the command's name: state, parent pid, ...
+  [ "${3:-}" = "$1" ]
 }
 
 case "${1:-}" in

@@ -3,18 +3,22 @@ The log names the signal that arrived (Ctrl-C is SIGINT), also when the wrapper 
 stop signals ignored. A stop while no Python driver runs: before it started, spark-submit is killed;
 after it exited, its exit code stands."""
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
+import time
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from errorcount.errors import EXIT_INTERRUPTED
+from errorcount.main import SAME_REQUEST_S
+from tests.chaos.phases import UPSERT_WAITING
 from tests.harness.javac import harness_jar
-from tests.support import process_stat, process_state, unique, wait_until
+from tests.support import admin_connect, local_stack, process_stat, process_state, query, unique, wait_until
 
 START = datetime(2038, 8, 8, 8, 0)
 pytestmark = pytest.mark.slow
@@ -25,12 +29,27 @@ def test_second_signal_exits_at_once_and_leaves_mysql_consistent(scenario):
     run.write(800, seed=91, minutes=5)
     # Started as a script's background job that ignores SIGTERM too: run.sh must hear both anyway.
     driver = run.caught_up_driver(env={"MAX_OFFSETS_PER_TRIGGER": "200"}, ignored_signals=True)
-    run.write(4000, seed=92, minutes=5)  # batches in flight again
-    driver.process.send_signal(signal.SIGINT)  # what Ctrl-C sends: the wrapper passes the same signal on
-    wait_until(lambda: "SIGINT received" in driver.log(), 30, "the first signal to be seen", interval=0.02)
-    driver.process.send_signal(signal.SIGTERM)
-    assert driver.wait(60) == EXIT_INTERRUPTED, driver.log()[-2000:]
+    blocker = admin_connect()  # holds error_log locked: the next batch's transaction waits in flight
+    try:
+        blocker.begin()
+        with blocker.cursor() as cursor:
+            cursor.execute("SELECT log_time FROM error_log FOR UPDATE")
+        run.write(4000, seed=92, minutes=5)
+        wait_until(lambda: query(run.admin, UPSERT_WAITING, (local_stack()["MYSQL_USER"],))[0][0], 120,
+                   "a batch transaction to wait on error_log", interval=0.05)
+        driver.process.send_signal(signal.SIGINT)  # what Ctrl-C sends: the wrapper passes the same signal on
+        wait_until(lambda: "SIGINT received" in driver.log(), 30, "the first signal to be seen", interval=0.02)
+        # A second request is a signal a second or more after the last one (errorcount/main.py
+        # StopRequests): sooner, it is a copy of the first.
+        first = time.monotonic()
+        wait_until(lambda: time.monotonic() - first >= SAME_REQUEST_S, 5, "the copies' window to pass", interval=0.05)
+        driver.process.send_signal(signal.SIGTERM)
+        assert driver.wait(60) == EXIT_INTERRUPTED, driver.log()[-2000:]
+    finally:
+        with contextlib.suppress(Exception):
+            blocker.close()
     assert "second stop signal: exiting now" in driver.log()
+    assert "stopped cleanly" not in driver.log()  # the batch in flight was not waited for
     stored = run.offsets()
     assert run.counts() == run.produced.counts_below(stored)
     assert run.ledger()[1] == sum(stored.values())
@@ -106,7 +125,11 @@ def test_a_stop_after_the_driver_exited_keeps_its_exit_code_and_a_second_one_kil
     exited_driver(hung)
     hung.process.send_signal(signal.SIGINT)
     wait_until(lambda: "SIGINT after the Python driver exited" in hung.log(), 10, "the first stop to be seen")
+    hung.process.send_signal(signal.SIGINT)  # within a second: a copy of the same request, which changes nothing
+    wait_until(lambda: "SIGINT again within a second: the same stop request" in hung.log(), 10, "the copy to be seen")
+    copied = time.monotonic()  # the window runs from the last copy
+    wait_until(lambda: time.monotonic() - copied >= SAME_REQUEST_S, 5, "the copies' window to pass", interval=0.05)
     assert hung.running()
-    hung.process.send_signal(signal.SIGINT)
+    hung.process.send_signal(signal.SIGINT)  # a second request
     assert hung.wait(30) == 128 + signal.SIGKILL, hung.log()[-2000:]
     assert "SIGINT again while Spark ends after the driver: killing spark-submit" in hung.log()

@@ -46,14 +46,17 @@ def test_counts_exactly_and_resumes_after_restart(clean_error_log, make_topic, s
 
     second = samples.generate("app", 2000, seed=12, start=START, minutes=40)  # the same minutes again
     produce.produce(topic, second)
-    restarted = start_driver(job, topic, env={"SINGLE_TASK_MAX_RECORDS": "1999"})
+    # Through `make run` this time, stopped by SIGTERM to its whole process group (systemd's default
+    # stop, kill -- -PGID): the JVM ignores it; the driver gets it directly, through run.sh, and once
+    # more through make, which passes SIGTERM on to its recipe: one request, a stop at a batch
+    # boundary, the job's exit 0; make itself then dies of the signal, as make does.
+    restarted = start_driver(job, topic, env={"SINGLE_TASK_MAX_RECORDS": "1999"}, command=["make", "run"])
     catch_up(admin, job, topic, restarted, "the restarted run to catch up")
     assert error_log(admin) == samples.expected_counts(first + second)
     assert stored_offsets(admin, job, topic) == kafka_admin.end_offsets(topic)
-    # Stopped by SIGTERM to its whole process group (systemd's default stop): the JVM ignores it, the
-    # driver gets it directly and through run.sh, one request, a stop at a batch boundary.
-    assert restarted.stop_group() == 0, restarted.log()[-3000:]
+    assert restarted.stop_group() == -signal.SIGTERM, restarted.log()[-3000:]
     assert "stopped cleanly at a batch boundary" in restarted.log()
+    assert "[run.sh] the job exited 0 " in restarted.log() and "make: ***" not in restarted.log()
     assert "SIGTERM also received" in restarted.log() and "second stop signal" not in restarted.log()
     assert batch_records(restarted.log()) == 2000  # nothing of the first run was read again
     # Resumed from stored offsets, the first batch's size is known: 2000 > 1999 runs in parallel.

@@ -1,28 +1,24 @@
-"""errorcount/main.py's stop requests: a signal that reaches the driver both directly and as
-scripts/run.sh's forwarded copy is one request; any other signal is one of its own."""
-
-import signal
+"""errorcount/main.py's stop requests: stop signals less than a second apart are copies of one
+request, however many a process group's wrappers pass on; one that comes later is a request of its
+own."""
 
 import pytest
 
 from errorcount.main import StopRequests
 
-TERM, INT = signal.SIGTERM, signal.SIGINT
-DIRECT, FORWARDED = False, True
-
 
 @pytest.mark.parametrize("arrivals, new", [
-    ([(TERM, FORWARDED)], [True]),                                    # to the wrapper: forwarded once
-    ([(TERM, DIRECT)], [True]),                                       # to the driver alone
-    ([(TERM, DIRECT), (TERM, FORWARDED)], [True, False]),             # to the whole group: both copies
-    ([(TERM, FORWARDED), (TERM, DIRECT)], [True, False]),             # handled in signal-number order
-    ([(INT, FORWARDED), (TERM, FORWARDED)], [True, True]),            # Ctrl-C, then SIGTERM to the wrapper
-    ([(INT, FORWARDED), (INT, FORWARDED)], [True, True]),             # Ctrl-C twice in a terminal
-    ([(TERM, DIRECT), (TERM, DIRECT)], [True, True]),                 # the driver signalled twice
-    ([(TERM, DIRECT), (INT, FORWARDED)], [True, True]),               # copies of different signals
-    ([(TERM, DIRECT), (TERM, FORWARDED), (TERM, DIRECT), (TERM, FORWARDED)], [True, False, True, False]),  # group twice
-    ([(TERM, DIRECT), (TERM, DIRECT), (TERM, FORWARDED), (TERM, FORWARDED)], [True, True, False, False]),
+    ([0.0], [True]),                                   # one signal: one request
+    ([0.0, 0.002], [True, False]),                     # to the whole group: direct and forwarded copies
+    ([0.0, 0.001, 0.003], [True, False, False]),       # make's extra SIGTERM forwarded once more by run.sh
+    ([0.0, 0.0, 0.0, 0.0], [True, False, False, False]),  # copies handled at one instant
+    ([0.0, 0.6, 1.2, 1.8], [True, False, False, False]),  # a burst whose copies come late: the window runs from the last
+    ([0.0, 1.0], [True, True]),                        # a second, exactly: a new request
+    ([0.0, 2.5], [True, True]),                        # Ctrl-C twice in a terminal
+    ([0.0, 0.001, 3.0, 3.001], [True, False, True, False]),  # the group signalled twice: two requests, two copies each
 ])
-def test_a_direct_and_a_forwarded_copy_of_one_signal_pair_up_as_one_request(arrivals, new):
-    requests = StopRequests()
-    assert [requests.is_new(signum, forwarded) for signum, forwarded in arrivals] == new
+def test_stop_signals_less_than_a_second_apart_are_one_request(arrivals, new):
+    now = iter(arrivals)
+    requests = StopRequests(clock=lambda: next(now))
+    assert [requests.is_new() for _ in arrivals] == new
+
