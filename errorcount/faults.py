@@ -3,6 +3,8 @@ BatchCommitter take it). NO_FAULTS, the default, does nothing; main() builds Fau
 ERRORCOUNT_FAULT is set (never set it in production).
 
 ERRORCOUNT_FAULT=POINT or POINT@N fires at the N-th time (default 1st) the driver reaches POINT:
+  after_lease            SIGKILL right after the start's lease transaction commits, before the
+                         start is planned against the stored offsets and its query starts
   before_transaction     SIGKILL the driver (JVM and Python) before a batch's transaction begins
   before_commit          SIGKILL after the batch's writes, before COMMIT
   after_commit           SIGKILL right after COMMIT, before the next batch
@@ -31,7 +33,7 @@ from errorcount.errors import ConfigError
 
 ENV = "ERRORCOUNT_FAULT"
 CLOCK_ENV = "ERRORCOUNT_CLOCK_OFFSET_S"
-POINTS = ("before_transaction", "before_commit", "after_commit", "during_spark_job", "commit_lost_applied",
+POINTS = ("after_lease", "before_transaction", "before_commit", "after_commit", "during_spark_job", "commit_lost_applied",
           "commit_lost_unapplied", "query_fails")
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,10 @@ The rules, per partition:
 - a row of the topic as it is now (same topic ID, or none stored yet) resumes at its offset, unless
   Kafka no longer holds it (below the earliest: `retention`; past the end: `truncated`);
 - a partition without such a row starts at STARTING_OFFSETS at the job's first start only, else at
-  0 (new to the job: nothing of it was ever read); above 0 that is a gap (`new_partition`);
+  0 (new to the job: nothing of it was ever read); above 0 that is a gap (`new_partition`). The
+  first start's plan is stored with the job's first epoch, in one transaction
+  (Store.acquire_lease); a lease found without a stored start (an earlier version stored the two
+  apart) is said at WARNING, with what STARTING_OFFSETS does now;
 - rows of a topic that is gone (deleted, or recreated under another ID) are given up: `retired`
   when every partition was counted to the end the job last saw, else `given_up`/`recreated`, a loss.
 A loss is a DataLossError naming each partition and range unless ON_DATA_LOSS=skip, which records
@@ -74,7 +77,7 @@ class Plan:
     """Where every current partition of every topic read starts (`offsets`, under `topic_ids`), the
     live rows to give up (`give_up`), what is recorded (`events`), the end offsets seen now
     (`seen`), the IDs of the topics with rows that Kafka does not hold now (`away`: one back under
-    such an ID resumes from its rows) and lines worth logging (`notes`)."""
+    such an ID resumes from its rows) and lines worth logging (`notes` at INFO, `warnings`)."""
 
     offsets: Position = field(default_factory=dict)
     topic_ids: dict[str, str] = field(default_factory=dict)
@@ -83,17 +86,26 @@ class Plan:
     seen: Position = field(default_factory=dict)
     away: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def losses(self) -> list[Event]:
         return [event for event in self.events if event.loss]
 
 
 def plan_start(rows: dict[TopicPartition, Row], topics: dict[str, TopicState], first_start: bool,
-               starting_offsets: str, skip: bool) -> Plan:
+               starting_offsets: str, skip: bool, earlier_lease: str | None = None) -> Plan:
     """The start plan (module docstring). `rows`: the job's offset rows of the topics it reads,
     given-up ones included; `topics`: the topics read, as Kafka holds them now; `first_start`: the
-    job has never stored a start (STARTING_OFFSETS applies); `skip`: ON_DATA_LOSS=skip."""
+    job has never stored a start (STARTING_OFFSETS applies); `skip`: ON_DATA_LOSS=skip;
+    `earlier_lease`: the job's lease in words when one was taken before this first start."""
     plan = Plan()
+    if first_start and earlier_lease:
+        plan.warnings.append(
+            f"the job's lease exists ({earlier_lease}) but no start was ever stored: an earlier start stopped "
+            "between taking the lease and storing where the job starts (an earlier version stored the two apart). "
+            f"STARTING_OFFSETS={starting_offsets} applies now, as at a first start: " + (
+                "records written to the topics between that start and now are not counted"
+                if starting_offsets == "latest" else "nothing is missed but what retention deleted since"))
     by_topic: dict[str, dict[int, Row]] = {}
     for tp, row in rows.items():
         by_topic.setdefault(tp.topic, {})[tp.partition] = row
@@ -133,8 +145,6 @@ def plan_topic(plan: Plan, topic: str, now: TopicState, rows: dict[int, Row], fi
             plan.offsets[tp] = resume(plan, topic, p, row.next_offset, earliest, end)
         elif first_start:
             plan.offsets[tp] = earliest if starting_offsets == "earliest" else end
-            plan.notes.append(f"topic {topic!r} partition {p}: the job's first start, STARTING_OFFSETS="
-                              f"{starting_offsets}: starts at {plan.offsets[tp]}")
         else:
             plan.offsets[tp] = earliest
             if earliest > 0:
@@ -143,6 +153,9 @@ def plan_topic(plan: Plan, topic: str, now: TopicState, rows: dict[int, Row], fi
                                          "the job saw them"))
             else:
                 plan.notes.append(f"topic {topic!r} partition {p}: new to the job, counted from offset 0")
+    if first_start and now.partitions:  # one line per topic: a topic may have thousands of partitions
+        plan.notes.append(f"topic {topic!r}: the job's first start, STARTING_OFFSETS={starting_offsets}: partitions "
+                          "start at " + ",".join(f"{p}:{plan.offsets[TopicPartition(topic, p)]}" for p in now.partitions))
 
 
 def resume(plan: Plan, topic: str, partition: int, stored: int, earliest: int, end: int) -> int:

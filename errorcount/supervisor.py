@@ -139,8 +139,14 @@ class Job:
             reattempt = yarn_reattempt(self.spark, os.environ)
             endpoint = WatchSettings.of(cfg).endpoint()
             rules = Rules.of(cfg)
-            epoch = self.mysql("taking the job lease", lambda: job_store.acquire_lease(self.owner, reattempt, endpoint, rules))
-            log.info("job %r: epoch %d taken by %s", cfg.job_name, epoch, self.owner)
+            first = self.first_plan(job_store, subscription, admin)
+            epoch = self.mysql("taking the job lease",
+                               lambda: job_store.acquire_lease(self.owner, reattempt, endpoint, rules, first))
+            log.info("job %r: epoch %d taken by %s%s", cfg.job_name, epoch, self.owner,
+                     ", with where the job's first start reads from" if job_store.first_stored else "")
+            if first is not None and job_store.first_stored:
+                log_plan(first)
+            self.hooks.crash("after_lease")
             if changed := change_warning(cfg.job_name, job_store.replaced, rules):
                 log.warning("%s", changed)
             job_watch.leased(epoch)
@@ -179,27 +185,27 @@ class Job:
                 leased.watch.query_restarted()
                 self.sleep(delay)
 
+    def first_plan(self, job_store: store.Store, subscription: Subscription, admin: KafkaAdmin) -> start_plan.Plan | None:
+        """The job's first start plan when it never stored a start (STARTING_OFFSETS resolved now),
+        for the lease's transaction to store with the job's epoch; None for every later start."""
+        cfg = self.cfg
+        start = self.mysql("reading whether the job ever started", job_store.load_start)
+        if not start.first_start:
+            return None
+        earlier = self.mysql("reading the job's lease", job_store.earlier_lease)
+        found = self.topics_now(subscription, admin, first=True)
+        return start_plan.plan_start(start.rows, found, True, cfg.starting_offsets, cfg.on_data_loss == "skip", earlier)
+
     def prepare(self, leased: Leased) -> start_plan.Resume:
         """Reads what MySQL holds and the topics as Kafka holds them, plans where every partition
         starts (start_plan.plan_start: DataLossError, or what to record), logs and stores the plan:
         where a new query starts."""
         cfg, job_store = self.cfg, leased.store
         start = self.mysql("reading stored offsets", job_store.load_start)
-        try:  # a topic missing at the first start is a config error; one deleted under the job may come back
-            found = retry("reading topic metadata", lambda: self.read_topics(leased),
-                          cfg.retry_seconds, lambda error: isinstance(error, KafkaUnavailable) and (
-                              self.queries > 0 or not isinstance(error, TopicMissing)), self.sleep)
-        except TopicMissing as missing:
-            raise ConfigError(str(missing)) from None
+        found = self.topics_now(leased.subscription, leased.admin, first=self.queries == 0)
         plan = start_plan.plan_start(start.rows, found, start.first_start, cfg.starting_offsets,
                                      cfg.on_data_loss == "skip")
-        for note in plan.notes:
-            log.info("%s", note)
-        for event in plan.events:
-            (log.warning if event.loss else log.info)(
-                "topic %r partition %d: %s at offset %d%s: %s", event.topic, event.partition,
-                "skipped, as ON_DATA_LOSS=skip allows," if event.loss else "retired", event.stored,
-                f" (to {event.resume})" if event.resume != event.stored else "", event.why)
+        log_plan(plan)
         self.mysql("storing where the job starts", lambda: job_store.settle(start, plan))
         partitions = {topic: state.partitions for topic, state in found.items()}
         if not found:
@@ -214,10 +220,19 @@ class Job:
         return start_plan.Resume(plan.offsets, sum(len(p) for p in partitions.values()), begin, plan.topic_ids,
                                  plan.seen, plan.away)
 
-    def read_topics(self, leased: Leased) -> dict[str, topic_metadata.TopicState]:
+    def topics_now(self, subscription: Subscription, admin: KafkaAdmin, first: bool) -> dict[str, topic_metadata.TopicState]:
+        """read_topics, Kafka's outages waited out. A listed topic missing at a driver's `first`
+        start is a config error; one deleted under a running driver may come back, so it is waited for."""
+        try:
+            return retry("reading topic metadata", lambda: self.read_topics(subscription, admin), self.cfg.retry_seconds,
+                         lambda error: isinstance(error, KafkaUnavailable) and not (first and isinstance(error, TopicMissing)),
+                         self.sleep)
+        except TopicMissing as missing:
+            raise ConfigError(str(missing)) from None
+
+    def read_topics(self, subscription: Subscription, admin: KafkaAdmin) -> dict[str, topic_metadata.TopicState]:
         """The topics read now, as Kafka holds them: the listed ones (TopicMissing for one that does
         not exist), or those the pattern matches (one deleted while listed: try again)."""
-        subscription, admin = leased.subscription, leased.admin
         names = subscription.current(admin.list_topics() if subscription.is_pattern else ())
         try:
             return topic_metadata.describe_topics(session.jvm(self.spark), self.kafka, admin, names)
@@ -253,6 +268,19 @@ class Job:
             query.stop()
             log.info("stopped cleanly at a batch boundary; stored offsets %s", logline.format_value(stored))
             return errors.EXIT_OK
+
+
+def log_plan(plan: start_plan.Plan) -> None:
+    """A start plan's notes, warnings and events, as the log says them."""
+    for note in plan.notes:
+        log.info("%s", note)
+    for warning in plan.warnings:
+        log.warning("%s", warning)
+    for event in plan.events:
+        (log.warning if event.loss else log.info)(
+            "topic %r partition %d: %s at offset %d%s: %s", event.topic, event.partition,
+            "skipped, as ON_DATA_LOSS=skip allows," if event.loss else "retired", event.stored,
+            f" (to {event.resume})" if event.resume != event.stored else "", event.why)
 
 
 def marks_of(job_store: store.Store) -> Marks:

@@ -110,10 +110,10 @@ SETTINGS: tuple[Setting, ...] = (
                  "did, and a failed commit stops the job before anything later is stored (docs/design.md). false: "
                  "each batch commits before Spark starts the next."),
     Setting("STARTING_OFFSETS", str, "earliest", "where a job's first start reads the partitions that exist then",
-            note="Applies once, at the job's very first start (recorded in job_leases.first_planned_at), to the "
-                 "partitions that exist then: a topic or partition first seen later, created while the job runs or "
-                 "while it is stopped, is counted from its first record. Partitions with stored offsets always resume from "
-                 "MySQL.", choices=("earliest", "latest")),
+            note="Applies once, at the job's very first start (resolved before its first lease and stored with it, "
+                 "job_leases.first_planned_at), to the partitions that exist then: a topic or partition first seen "
+                 "later, created while the job runs or while it is stopped, is counted from its first record. "
+                 "Partitions with stored offsets always resume from MySQL.", choices=("earliest", "latest")),
     Setting("KAFKA_TIMEOUT", int, "30", "seconds one Kafka metadata request may take", low=1, high=3600),
     Setting("LOG_FORMAT", str, "app", "what the topic's records are: app lines, access logs, JSON events or OTLP requests",
             note="The contracts: docs/contract.md. app: TIMESTAMP LEVEL message; access: Common/Combined Log Format, "

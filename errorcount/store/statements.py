@@ -55,6 +55,9 @@ BUMP_LEASE = ("INSERT INTO job_leases (job, epoch, owner, metrics_endpoint, rule
               "rules_digest = new.rules_digest, rules = new.rules")
 SELECT_LEASE = "SELECT epoch, owner FROM job_leases WHERE job = %s"
 SELECT_LEASE_RULES = "SELECT epoch, rules FROM job_leases WHERE job = %s"
+# Read right after BUMP_LEASE in its transaction: the row it wrote, whether a start is stored.
+SELECT_LEASE_TAKEN = "SELECT epoch, first_planned_at IS NOT NULL FROM job_leases WHERE job = %s"
+SELECT_LEASE_SEEN = "SELECT epoch, owner, DATE_FORMAT(acquired_at, '%%Y-%%m-%%d %%H:%%i:%%s') FROM job_leases WHERE job = %s"
 # acquired_at was written in the job's UTC session: UNIX_TIMESTAMP reads it back as epoch seconds.
 SELECT_LEASE_HOLDER = "SELECT epoch, owner, UNIX_TIMESTAMP(acquired_at) FROM job_leases WHERE job = %s FOR UPDATE"
 # A dead letter seen again (a batch re-read after a crash) keeps its first row.

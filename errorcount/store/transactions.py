@@ -42,6 +42,8 @@ from errorcount.store.statements import (
     SELECT_LEASE,
     SELECT_LEASE_HOLDER,
     SELECT_LEASE_RULES,
+    SELECT_LEASE_SEEN,
+    SELECT_LEASE_TAKEN,
     SELECT_OFFSETS,
     SELECT_STARTED,
     SETTLE_OFFSETS,
@@ -64,7 +66,8 @@ class Reattempt:
 class Store:
     """The job's MySQL transactions, one method each, on one connection for one job, its topics and
     counts table. `epoch` is the lease this instance holds (acquire_lease); every write checks it;
-    `replaced`, the epoch and rules of the lease it took over (None: the job's first, or rules unknown).
+    `replaced`, the epoch and rules of the lease it took over (None: the job's first, or rules unknown);
+    `first_stored`, whether taking it stored the job's first start too.
     `hooks` reach the batch commit's fault points (errorcount/faults.py; inert by default);
     `series` writes the per-dimension counts (GROUP_BY), when set. `epoch`: none taken yet (0), or
     one the caller knows this instance holds (tests)."""
@@ -75,6 +78,7 @@ class Store:
         self.series = series
         self.epoch = epoch
         self.replaced: tuple[int, Rules] | None = None
+        self.first_stored = False  # acquire_lease stored the job's first start plan
         self.lateness_s = lateness_s  # LATENESS: complete_before = through_at - lateness_s
 
     def run(self, work: Callable[[ServerCursor], T]) -> T:
@@ -106,9 +110,13 @@ class Store:
             return schema.claim_counts_table(cursor, self.counts_table, self.job, share)
 
     def acquire_lease(self, owner: str, reattempt: Reattempt | None = None, metrics_endpoint: str | None = None,
-                      rules: Rules | None = None) -> int:
-        """Takes over the job: bumps its epoch, so any older instance is fenced at its next commit,
-        and stores the `rules` it counts under (errorcount/config/rules.py; None: unknown).
+                      rules: Rules | None = None, first: Plan | None = None) -> int:
+        """Takes over the job: bumps its epoch (`epoch`), so any older instance is fenced at its next
+        commit, and stores the `rules` it counts under (errorcount/config/rules.py; None: unknown).
+        `first`: the job's first start plan (STARTING_OFFSETS resolved before the lease), stored in
+        the same transaction while no start is stored, so that the job's first epoch and where it
+        starts are one commit (a driver that dies between the two would leave a later start to resolve
+        `latest` again, past what was written meanwhile); `first_stored` says whether it was.
 
         A YARN re-attempt does not take the job from an instance of another application that took it
         after this application was submitted: that instance replaced this application, which must
@@ -129,13 +137,23 @@ class Store:
                         "re-attempt does not take the job back. Nothing was committed. If that instance is "
                         "gone, submit the job again.")
             cursor.execute(BUMP_LEASE, (job, owner, metrics_endpoint, rules and rules.digest, rules and rules.text))
-            cursor.execute(SELECT_LEASE, (job,))
+            cursor.execute(SELECT_LEASE_TAKEN, (job,))  # the row as this transaction wrote it: the newest
             row = cursor.fetchone()
             assert row is not None, "the lease row was just written"
-        self.epoch = int(row[0])
+            epoch, stored = int(row[0]), first is not None and not row[1]
+            if first is not None and stored:
+                self.store_plan(cursor, first, epoch)
+        self.epoch, self.first_stored = epoch, stored
         before = Rules.parse(held[1]) if held else None
         self.replaced = (int(held[0]), before) if held and before else None
-        return self.epoch
+        return epoch
+
+    def earlier_lease(self) -> str | None:
+        """The job's lease as it stands, in words (None: none taken yet): which epoch, when, by whom."""
+        with transaction(self.conn) as cursor:
+            cursor.execute(SELECT_LEASE_SEEN, (self.job,))
+            row = cursor.fetchone()
+        return None if row is None else f"epoch {row[0]} taken {row[2]} UTC by {row[1]}"
 
     def load_start(self) -> "StartState":
         """What a start plans from (errorcount/start_plan.py): every offset row of the topics the job
@@ -270,15 +288,21 @@ class Store:
                 self.lock_lease(cursor)
                 cursor.execute(SELECT_OFFSETS + " FOR UPDATE", (job,))
                 self.compare(start.live_ids(), target, live_ids(self.rows(cursor.fetchall())))
-                for event in plan.events:
-                    cursor.execute(INSERT_SKIPPED, (job, event.topic, event.partition, event.stored, event.resume,
-                                                    event.kind, event.why[:REASON_CHARS], self.epoch))
-                cursor.executemany(GIVE_UP, [(GIVEN_UP, job, *tp) for tp in sorted(plan.give_up)])
-                cursor.executemany(SETTLE_OFFSETS, [(job, *tp, o, plan.topic_ids[tp.topic], plan.seen.get(tp, o), o)
-                                                    for tp, o in sorted(plan.offsets.items())])
-                cursor.execute(MARK_STARTED, (job,))
+                self.store_plan(cursor, plan, self.epoch)
         except AlreadyApplied:
             pass
+
+    def store_plan(self, cursor, plan: Plan, epoch: int) -> None:
+        """A start plan's writes (settle's; a first start's inside the lease's transaction): its
+        events, the rows it gives up, where every current partition starts, the job marked started."""
+        job = self.job
+        for event in plan.events:
+            cursor.execute(INSERT_SKIPPED, (job, event.topic, event.partition, event.stored, event.resume,
+                                            event.kind, event.why[:REASON_CHARS], epoch))
+        cursor.executemany(GIVE_UP, [(GIVEN_UP, job, *tp) for tp in sorted(plan.give_up)])
+        cursor.executemany(SETTLE_OFFSETS, [(job, *tp, o, plan.topic_ids[tp.topic], plan.seen.get(tp, o), o)
+                                            for tp, o in sorted(plan.offsets.items())])
+        cursor.execute(MARK_STARTED, (job,))
 
     def rows(self, rows) -> dict[TopicPartition, Row]:
         """SELECT_OFFSETS rows of the topics the job reads, as the start planner's Rows."""

@@ -11,6 +11,8 @@ from errorcount import store
 from errorcount.config.load import load_config
 from errorcount.config.rules import Rules
 from errorcount.errors import FencedError
+from errorcount.offsets import TopicPartition
+from errorcount.start_plan import Plan
 from tests.support import job_connection, lease, query, unique
 
 pytestmark = pytest.mark.mysql
@@ -78,3 +80,24 @@ def test_every_start_stores_its_counting_rules_on_the_lease_row(admin, conn):
         assert json.loads(text)["ERROR_LEVELS"] == ("ERROR,FATAL" if rules is first else "ERROR")
         assert json.loads(text)["MAX_SERIES"] == ("1000" if rules is first else "3")
         assert digest == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_the_first_start_is_stored_with_the_first_epoch_and_only_once(admin, conn):
+    """The job's first start plan is committed with its first epoch; a later lease taken with another
+    first plan (a second instance that also found no start) stores nothing of it."""
+    job = unique("lease")
+    first = Plan(offsets={TopicPartition("t", 0): 40, TopicPartition("t", 1): 12}, topic_ids={"t": "ID1"},
+                 seen={TopicPartition("t", 0): 40, TopicPartition("t", 1): 12})
+    job_store = store.Store(conn, job, ["t"])
+    assert job_store.acquire_lease("n pid 1", first=first) == 1 and job_store.first_stored
+    rows = "SELECT kafka_partition, next_offset, topic_id, seen_end, counted_from FROM kafka_offsets WHERE job = %s ORDER BY 1"
+    stored = [(0, 40, "ID1", 40, 40), (1, 12, "ID1", 12, 12)]
+    assert [tuple(row) for row in query(admin, rows, (job,))] == stored
+    assert query(admin, "SELECT first_planned_at IS NOT NULL FROM job_leases WHERE job = %s", (job,))[0][0] == 1
+    assert not store.Store(conn, job, ["t"]).load_start().first_start
+
+    other = Plan(offsets={TopicPartition("t", 0): 99, TopicPartition("t", 1): 99}, topic_ids={"t": "ID1"})
+    again = store.Store(conn, job, ["t"])
+    assert again.acquire_lease("n pid 2", first=other) == 2 and not again.first_stored
+    assert [tuple(row) for row in query(admin, rows, (job,))] == stored
+    assert again.earlier_lease().startswith("epoch 2 taken ") and again.earlier_lease().endswith(" UTC by n pid 2")

@@ -163,10 +163,10 @@ def test_the_readme_names_the_command_that_returns_the_jobs_exit_code_and_the_te
     it is the command every driver of the fault tests runs (tests/faults/test_data_loss.py and
     test_fencing.py assert its codes 4 and 3)."""
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Exit codes", 1)[1].split("\n## ", 1)[0]
-    named = re.search(r"runs\s+`([^`]+)`\s+\(what `make run` runs\)", section)
+    named = re.search(r"`([^`]+)`\s+\(what `make run` runs\)", section)
     assert named, "the README's exit codes section no longer names the command that returns the job's code"
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert f"@{named.group(1)}" in makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]  # what make run runs
+    assert f"@{named.group(1)} $(ARGS)" in makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]  # what make run runs
     harness = (ROOT / "tests" / "harness" / "drivers.py").read_text(encoding="utf-8")
     script, argument = named.group(1).split()
     assert f'str(ROOT / "scripts" / "{script.split("/")[1]}"), "{argument}"' in harness

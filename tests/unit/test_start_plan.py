@@ -23,9 +23,12 @@ def events(result) -> list[tuple]:
 
 def test_row_1_first_start_applies_starting_offsets_once():
     now = {"t": topic(earliest={0: 5, 1: 0}, latest={0: 40, 1: 12})}
-    assert plan(topics=now, first=True, starting="latest").offsets == {TP("t", 0): 40, TP("t", 1): 12}
+    latest = plan(topics=now, first=True, starting="latest")
+    assert latest.offsets == {TP("t", 0): 40, TP("t", 1): 12}
     assert plan(topics=now, first=True).offsets == {TP("t", 0): 5, TP("t", 1): 0}
-    assert plan(topics=now, first=True, starting="latest").events == []  # a choice, not a loss
+    assert latest.events == [] and latest.warnings == []  # a choice, not a loss
+    # One line per topic, whatever its partitions: a topic of 2 048 partitions is one line, not 2 048.
+    assert latest.notes == ["topic 't': the job's first start, STARTING_OFFSETS=latest: partitions start at 0:40,1:12"]
 
 
 def test_row_2_first_start_with_no_topic_plans_nothing_and_later_topics_are_new():
@@ -178,3 +181,22 @@ def test_row_18_every_loss_of_a_start_is_named_in_one_message_and_nothing_is_pla
     for part in ("topic 't' partition 0 (retention)", "topic 't' partition 1 (truncated)",
                  "topic 'gone' partition 0 (given_up)", "ON_DATA_LOSS=skip", "Nothing was changed"):
         assert part in message
+
+
+def test_row_19_a_lease_taken_without_a_stored_start_is_said_and_starting_offsets_applies_now():
+    # A job's first epoch and its first start are stored in one transaction (Store.acquire_lease); an
+    # earlier version stored them apart, and a driver that died between the two left a lease without
+    # a start. The next start is still the first one, and says so.
+    lease = "epoch 1 taken 2026-12-03 09:23:04 UTC by vm pid 4432 app local-1"
+    now = {"t": topic(latest={0: 70, 1: 9})}
+    latest = plan_start({}, now, True, "latest", False, earlier_lease=lease)
+    assert latest.offsets == {TP("t", 0): 70, TP("t", 1): 9} and latest.events == []
+    assert len(latest.warnings) == 1
+    assert lease in latest.warnings[0] and "no start was ever stored" in latest.warnings[0]
+    assert "records written to the topics between that start and now are not counted" in latest.warnings[0]
+    earliest = plan_start({}, now, True, "earliest", False, earlier_lease=lease)
+    assert earliest.offsets == {TP("t", 0): 0, TP("t", 1): 0}
+    assert "nothing is missed but what retention deleted since" in earliest.warnings[0]
+    # A later start (a start is stored) or a first start without an earlier lease says nothing of it.
+    assert plan_start({}, now, False, "latest", False, earlier_lease=lease).warnings == []
+    assert plan_start({}, now, True, "latest", False).warnings == []
