@@ -20,6 +20,7 @@ it in skipped_offsets; a retirement is recorded and logged, never a stop.
 from dataclasses import dataclass, field
 
 from errorcount.errors import DataLossError
+from errorcount.observe import logline
 from errorcount.offsets import Position, TopicPartition
 
 # skipped_offsets.kind: what happened to a partition at a start.
@@ -137,6 +138,7 @@ def plan_topic(plan: Plan, topic: str, now: TopicState, rows: dict[int, Row], fi
     give_up(plan, topic, older, RECREATED, f"the topic was recreated: its ID was {older_ids(older)}, now {now.topic_id}")
     vanished = {p: row for p, row in own.items() if row.live and p not in now.latest}
     give_up(plan, topic, vanished, GIVEN_UP, f"the partition no longer exists in topic ID {now.topic_id}")
+    new_at_0 = []
     for p in now.partitions:
         tp, earliest, end = TopicPartition(topic, p), now.earliest[p], now.latest[p]
         plan.seen[tp] = end
@@ -152,10 +154,16 @@ def plan_topic(plan: Plan, topic: str, now: TopicState, rows: dict[int, Row], fi
                                          f"new to the job, but its first {earliest} records were deleted before "
                                          "the job saw them"))
             else:
-                plan.notes.append(f"topic {topic!r} partition {p}: new to the job, counted from offset 0")
-    if first_start and now.partitions:  # one line per topic: a topic may have thousands of partitions
+                new_at_0.append(p)
+    # One line per topic and decision, partitions as ranges: a topic may have thousands of them.
+    if new_at_0:
+        plan.notes.append(f"topic {topic!r} partitions {logline.ranges(new_at_0)}: new to the job, counted from offset 0")
+    if first_start and now.partitions:
+        starts = {p: plan.offsets[TopicPartition(topic, p)] for p in now.partitions}
         plan.notes.append(f"topic {topic!r}: the job's first start, STARTING_OFFSETS={starting_offsets}: partitions "
-                          "start at " + ",".join(f"{p}:{plan.offsets[TopicPartition(topic, p)]}" for p in now.partitions))
+                          f"{logline.ranges(starts)} start at " + (",".join(f"{p}:{o}" for p, o in starts.items())
+                                                                  if len(starts) <= logline.LISTED
+                                                                  else f"offsets {logline.spread(starts.values())}"))
 
 
 def resume(plan: Plan, topic: str, partition: int, stored: int, earliest: int, end: int) -> int:

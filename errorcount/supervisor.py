@@ -212,9 +212,9 @@ class Job:
             log.info("job %r: %s matches no topic yet: waiting; a matching topic created later is read from its "
                      "first record", cfg.job_name, leased.subscription)
         else:
-            log.info("job %r: topics %s, resuming from %s", cfg.job_name, ", ".join(
-                f"{topic!r} (ID {state.topic_id}, partitions {state.partitions})" for topic, state in found.items()),
-                logline.format_value(plan.offsets))
+            log.info("job %r: %s, resuming from %s", cfg.job_name, logline.topics_read(
+                {topic: (state.topic_id, state.partitions) for topic, state in found.items()}), logline.brief(plan.offsets))
+            log.debug("job %r: resuming from %s", cfg.job_name, logline.format_value(plan.offsets))
         # No topic yet (a pattern): any that appears before Spark first lists them starts at its first record.
         begin = offsets.starting_offsets_json(partitions, plan.offsets) if found else "earliest"
         return start_plan.Resume(plan.offsets, sum(len(p) for p in partitions.values()), begin, plan.topic_ids,
@@ -259,14 +259,14 @@ class Job:
                      .foreachBatch(committer)
                      .start())
             self.queries += 1
-            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=job_store.epoch, resuming=resume.stored))
+            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=job_store.epoch, resuming=logline.brief(resume.stored)))
             try:
                 await_stop(query, committer, self.stop_requested)
             finally:
                 committer.close()  # the connection is the next query's or the caller's after this
             stored = committer.stop()  # after the in-flight batch, if any: its commit's failure is raised
             query.stop()
-            log.info("stopped cleanly at a batch boundary; stored offsets %s", logline.format_value(stored))
+            log.info("stopped cleanly at a batch boundary; stored offsets %s", logline.brief(stored))
             return errors.EXIT_OK
 
 

@@ -52,6 +52,6 @@ def count_planned(batch_df: DataFrame, slots: int, dead_letter_limit: int, tasks
     summary = count(batch_df, slots, dead_letter_limit, tasks, hooks, bounds, every_line)
     if offsets.beyond_plan(summary.ranges, planned):
         log.warning("a batch holds rows past its planned offsets %s; counting it again per partition",
-                    logline.format_value(planned))
+                    logline.brief(planned))
         summary = count(batch_df, slots, dead_letter_limit, tasks, hooks, every_line=every_line)
     return summary

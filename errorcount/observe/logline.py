@@ -17,6 +17,7 @@ fails is started again from MySQL's offsets: query 2, 3, ...).
 """
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -28,6 +29,9 @@ _LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z]+ [\w.]+: ([a-
                    re.MULTILINE)
 
 
+LISTED = 8  # a position of more partitions (or a plan of more topics) is summarized on a log line
+
+
 def format_value(value) -> str:
     if isinstance(value, dict):
         return ",".join(f"{key}:{value[key]}" for key in sorted(value))
@@ -35,6 +39,52 @@ def format_value(value) -> str:
     if not text or any(c.isspace() for c in text):
         raise ValueError(f"a log line value must be one non-empty word, got {text!r}")
     return text
+
+
+def brief(position: Position) -> str:
+    """A position as one short word at any partition count: each partition's next offset while they
+    are at most LISTED (format_value's list, `logs-0:10,logs-1:12`), else per topic its partitions as
+    ranges and the spread of their next offsets (`logs[0-2047]:980..1210`), and past LISTED topics
+    the totals and the spread (`412_partitions_of_103_topics:980..1210`). The full list is in MySQL
+    (kafka_offsets, the ledger's offsets_after) and in the driver's DEBUG lines."""
+    if not position:
+        return "-"
+    if len(position) <= LISTED:
+        return format_value(dict(position))
+    by_topic: dict[str, dict[int, int]] = {}
+    for tp, offset in position.items():
+        by_topic.setdefault(tp.topic, {})[tp.partition] = offset
+    if len(by_topic) > LISTED:
+        return f"{len(position)}_partitions_of_{len(by_topic)}_topics:{spread(position.values())}"
+    return ",".join(f"{topic}[{ranges(partitions, '+')}]:{spread(partitions.values())}"
+                    for topic, partitions in sorted(by_topic.items()))
+
+
+def topics_read(topics: dict[str, tuple[str, list[int]]]) -> str:
+    """The topics a start reads ({topic: (ID, partitions)}), in words: each with its ID and its
+    partitions as ranges, or past LISTED topics their number and the partitions' total."""
+    if len(topics) > LISTED:
+        return f"{len(topics)} topics ({sum(len(partitions) for _, partitions in topics.values())} partitions)"
+    return "topics " + ", ".join(f"{topic!r} (ID {topic_id}, partitions {ranges(partitions)})"
+                                 for topic, (topic_id, partitions) in topics.items())
+
+
+def ranges(numbers: Iterable[int], separator: str = ",") -> str:
+    """Integers as sorted ranges: 0-3,5,7-9."""
+    runs: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return separator.join(str(low) if low == high else f"{low}-{high}" for low, high in runs)
+
+
+def spread(values: Iterable[int]) -> str:
+    """The lowest and highest of `values`: 980..1210, or one number when they are equal."""
+    listed = list(values)
+    low, high = min(listed), max(listed)
+    return str(low) if low == high else f"{low}..{high}"
 
 
 def line(event: str, number: int, **fields) -> str:

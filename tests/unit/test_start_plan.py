@@ -27,8 +27,12 @@ def test_row_1_first_start_applies_starting_offsets_once():
     assert latest.offsets == {TP("t", 0): 40, TP("t", 1): 12}
     assert plan(topics=now, first=True).offsets == {TP("t", 0): 5, TP("t", 1): 0}
     assert latest.events == [] and latest.warnings == []  # a choice, not a loss
-    # One line per topic, whatever its partitions: a topic of 2 048 partitions is one line, not 2 048.
-    assert latest.notes == ["topic 't': the job's first start, STARTING_OFFSETS=latest: partitions start at 0:40,1:12"]
+    # One line per topic, whatever its partitions: a topic of 2 048 partitions is one short line, not 2 048.
+    assert latest.notes == ["topic 't': the job's first start, STARTING_OFFSETS=latest: partitions 0-1 start at 0:40,1:12"]
+    wide = plan(topics={"t": topic(latest={p: 1000 + p for p in range(2048)}, partitions=range(2048))}, first=True,
+                starting="latest")
+    assert wide.notes == ["topic 't': the job's first start, STARTING_OFFSETS=latest: partitions 0-2047 start at "
+                          "offsets 1000..3047"]
 
 
 def test_row_2_first_start_with_no_topic_plans_nothing_and_later_topics_are_new():
@@ -73,6 +77,7 @@ def test_row_6_a_partition_new_to_the_job_at_0_is_counted_from_0():
     now = {"t": topic(partitions=(0, 1, 2), latest={1: 80, 2: 3})}
     result = plan(rows, now, starting="latest")
     assert result.offsets == {TP("t", 0): 40, TP("t", 1): 0, TP("t", 2): 0} and result.events == []
+    assert result.notes == ["topic 't' partitions 1-2: new to the job, counted from offset 0"]  # one line, not one each
 
 
 def test_row_7_a_partition_new_to_the_job_above_0_is_a_gap():

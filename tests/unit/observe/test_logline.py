@@ -42,3 +42,28 @@ def test_spark_batch_lines_are_their_own_event():
 def test_a_value_with_a_space_is_refused_rather_than_written_unreadable():
     with pytest.raises(ValueError):
         logline.line(logline.BATCH, 1, plan="one task")
+
+
+def position(topics: int, partitions: int, base: int = 1000) -> dict:
+    return {TP(f"t{t}", p): base + t * partitions + p for t in range(topics) for p in range(partitions)}
+
+
+@pytest.mark.parametrize("known, expected", [
+    ({}, "-"),
+    ({TP("logs", 1): 12, TP("logs", 0): 10}, "logs-0:10,logs-1:12"),   # few: every partition, as before
+    (position(1, 8), ",".join(f"t0-{p}:{1000 + p}" for p in range(8))),
+    (position(1, 2048), "t0[0-2047]:1000..3047"),                       # one topic: its ranges and spread
+    ({**position(1, 9), TP("t0", 20): 5, TP("u", 0): 7}, "t0[0-8+20]:5..1008,u[0]:7"),
+    (position(8, 4), ",".join(f"t{t}[0-3]:{1000 + 4 * t}..{1003 + 4 * t}" for t in range(8))),
+    (position(100, 4), "400_partitions_of_100_topics:1000..1399"),      # many topics: totals
+])
+def test_a_position_is_one_short_word_at_any_partition_count(known, expected):
+    assert logline.brief(known) == expected
+    assert len(logline.line(logline.BATCH, 1, offsets=logline.brief(known))) < 200
+
+
+def test_ranges_collapse_runs_and_the_topics_a_start_reads_are_summarized():
+    assert logline.ranges([7, 0, 1, 2, 3, 5, 8, 9, 3]) == "0-3,5,7-9"
+    assert logline.ranges([4]) == "4" and logline.ranges([]) == ""
+    assert logline.topics_read({"a": ("ID", list(range(2048)))}) == "topics 'a' (ID ID, partitions 0-2047)"
+    assert logline.topics_read({f"t{n}": ("I", [0, 1, 2, 3]) for n in range(100)}) == "100 topics (400 partitions)"
