@@ -259,7 +259,8 @@ class Job:
                      .foreachBatch(committer)
                      .start())
             self.queries += 1
-            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=job_store.epoch, resuming=logline.brief(resume.stored)))
+            log.info("%s", logline.line(logline.QUERY, self.queries, epoch=job_store.epoch,
+                                        resuming=logline.brief(resume.stored)))
             try:
                 await_stop(query, committer, self.stop_requested)
             finally:
