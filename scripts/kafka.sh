@@ -65,7 +65,15 @@ start() {
     java_cmd "$lib" kafka.tools.StorageTool format -t "$cluster" -c "$PROPS" >/dev/null \
       || die "formatting Kafka storage in $DIR/data failed: remove $DIR and retry."
   fi
-  log "starting Kafka $KAFKA_VERSION on 127.0.0.1:$KAFKA_PORT (log: $DIR/broker.log)"
+  # Each partition keeps its segment and index files open: a topic of 2 048 partitions needs some
+  # 8 000 descriptors, past the soft limit many hosts start a shell with (1 024). The broker gets
+  # the hard limit, up to 65 536; a hard limit below what it needs is said, not found out later.
+  local files; files=$(ulimit -Hn)
+  [ "$files" = unlimited ] && files=65536
+  [ "$files" -gt 65536 ] && files=65536
+  ulimit -n "$files" 2>/dev/null || true
+  [ "$(ulimit -n)" -ge 16384 ] || log "the broker may open $(ulimit -n) files at most (ulimit -Hn): topics of more than ~$(( $(ulimit -n) / 5 )) partitions in all need more (raise the hard limit, e.g. LimitNOFILE in a systemd unit)"
+  log "starting Kafka $KAFKA_VERSION on 127.0.0.1:$KAFKA_PORT (log: $DIR/broker.log; open files: $(ulimit -n))"
   # setsid: the broker outlives the make/pytest process that started it, until 'make down'.
   export KAFKA_JVM_OPTS
   setsid nohup bash -c 'echo $$ > "$0"; exec java $KAFKA_JVM_OPTS -cp "$1/*" kafka.Kafka "$2"' \
