@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyspark
 
-from bench import corpus, dimensions, lines, otlp, phases, recount, report, steady, topics
+from bench import corpus, dimensions, lines, otlp, phases, recount, report, scale, steady, topics
 from errorcount.config.load import interval_seconds, load_config
 from errorcount.config.settings import SETTINGS
 from errorcount.tools.localenv import local_stack
@@ -26,7 +26,7 @@ from tests.harness import admin_db
 from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "asbcdgoxltkrefwp"
+PHASES = "aqbcdgoxltkrefwps"
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -75,6 +75,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--ordered", action="store_true",
                         help="(l) on corpora written in time order: a batch spans a few minutes, as in a catch-up of "
                              "logs shipped as they happen, not every minute of the span")
+    parser.add_argument("--scale-lines", type=int, default=scale.DEFAULT_LINES,
+                        help="the corpus of the scale phase (s), the same on every topic size")
+    parser.add_argument("--scale-partitions", default=",".join(map(str, scale.PARTITIONS)),
+                        help="the topic sizes (s) measures, comma-separated, the first the baseline")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default: bench/ for a full run)")
     return parser
 
@@ -95,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         "trigger_interval": cfg.trigger_interval,
         "max_offsets_per_trigger": str(cfg.max_offsets_per_trigger), "logs": str(run_dir)}}
     steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
-             ("s", "a2_spark_source", "(a') Spark's Kafka source alone", lambda: phases.spark_source_only(data, run_dir)),
+             ("q", "a2_spark_source", "(a') Spark's Kafka source alone", lambda: phases.spark_source_only(data, run_dir)),
              ("b", "b_job", "(b) the job, catch-up", lambda: phases.spark_catch_up(data, run_dir, "b-job")),
              ("c", "c_python", "(c) pure-Python consumer", lambda: phases.python_consumer(data, run_dir)),
              ("d", "d_naive_udf", "(d) naive UDF job",
@@ -117,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
              ("f", "f_soak", "soak", lambda: steady.soak(args.partitions, args.soak_batches, run_dir)),
              ("w", "w_watch_cost", "the watch's cost (soaks with it off and on)",
               lambda: steady.watch_cost(args.partitions, args.watch_batches, 3, run_dir)),
-             ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000))]
+             ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000)),
+             ("s", "s_scale", "(s) scale: partitions", lambda: scale.scale_phase(args, ROOT / ".local" / "bench", run_dir, log))]
     for letter, key, title, run in steps:
         if letter in args.only:
             log(f"{title} ...")
@@ -127,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if "b_job" in results:
         results["b_job"]["value_bytes"] = data.value_bytes
     results["meta"]["bench_minutes"] = (time.monotonic() - started) / 60
+    if "s_scale" in results:
+        scale.write(results["s_scale"], results["meta"], out)
     report.write(results, out)
     print(report.markdown(results))
     log(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}; logs in {run_dir}")

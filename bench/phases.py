@@ -98,9 +98,13 @@ def catch_up_figures(batches: list, lines: int, driver: procs.Driver, name: str)
     first_start = batches[0].done - batches[0].batch_ms / 1000
     seconds = batches[-1].done - first_start
     warm_rate, warm_batches = procs.warm_rate(batches)
+    warm = batches[len(batches) // 2:]
     return {"records_per_s": lines / seconds, "catch_up_s": seconds,
             "warm_records_per_s": warm_rate, "warm_batches": warm_batches,
             "startup_s": first_start - driver.launched, "batches": len(batches),
+            "first_commit_s": batches[0].done - driver.launched,  # start -> first commit
+            "warm_batch_ms_p50": statistics.median(b.batch_ms for b in warm),
+            "commit_ms_p50": statistics.median(b.commit_ms for b in batches),
             "mean_batch_ms": sum(b.batch_ms for b in batches) / len(batches),
             "mean_commit_ms": sum(b.commit_ms for b in batches) / len(batches),
             "mean_count_ms": sum(b.count_ms for b in batches) / len(batches),

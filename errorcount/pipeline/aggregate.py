@@ -85,15 +85,20 @@ def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | Non
 
 def _inside(bounds: Bounds) -> Column:
     """Whether a row's offset lies in its partition's bounds; null (not inside) for a partition the
-    bounds do not name. The bounds are literal arrays in a literal map (topic -> first offsets,
-    ends by partition), which Spark's generated code holds as references: a batch with other
-    offsets reuses the compiled code."""
+    bounds do not name. Per topic, its partitions' first offsets and ends are each one string
+    literal split into an array of longs, which the optimizer folds into a literal array once per
+    batch (ConstantFolding), so the plan is a few expressions whatever the partitions: built from a
+    literal per partition, the column took 2.7 s to build at 512 partitions and 6 s at 2 048 (a
+    py4j round trip each), every batch (docs/performance.md, "Scale"). The literal arrays sit in a
+    literal map (topic -> arrays), which Spark's generated code holds as references: a batch with
+    other offsets reuses the compiled code."""
     def by_topic(which: int) -> Column:
         entries = []
         for topic in sorted({tp.topic for tp in bounds}):
             size = max(tp.partition for tp in bounds if tp.topic == topic) + 1
-            values = [bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(size)]
-            entries += [F.lit(topic), F.array(*[F.lit(v).cast("long") for v in values])]
+            values = (bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(size))
+            text = ",".join("" if value is None else str(value) for value in values)  # "": null
+            entries += [F.lit(topic), F.split(F.lit(text), ",").try_cast("array<bigint>")]
         return F.try_element_at(F.try_element_at(F.create_map(*entries), F.col("topic")), F.col("partition") + 1)
     return (F.col("offset") >= by_topic(0)) & (F.col("offset") < by_topic(1))
 

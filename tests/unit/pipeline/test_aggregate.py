@@ -11,7 +11,7 @@ from errorcount.batch.count import count_planned
 from errorcount.errors import DataLossError
 from errorcount.faults import NO_FAULTS
 from errorcount.offsets import TopicPartition, batch_end, check_no_overlap
-from errorcount.pipeline.aggregate import batch_summary_df, dead_letter_slots, rejected_rows_df
+from errorcount.pipeline.aggregate import _inside, batch_summary_df, dead_letter_slots, rejected_rows_df
 from errorcount.pipeline.classify import Contract, classify_lines_df
 from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summarize
 
@@ -247,3 +247,19 @@ def test_rejects_of_one_record_on_a_slot_are_no_collision_two_records_are():
     two_records = summarize([row(0, None, 2, 2, 7, 17, slot=7, reason="bad_otlp", raw=bytearray(b"r"))])
     assert (one_record.collided, one_record.rejected, len(one_record.dead_letters)) == (False, 3, 1)
     assert (two_records.collided, two_records.rejected, len(two_records.dead_letters)) == (True, 2, 1)
+
+
+def test_bounds_with_a_hole_and_many_partitions_fold_to_literal_arrays(spark):
+    """A partition the bounds skip (a hole in a topic's numbering) is not inside; the bounds of 2 048
+    partitions are folded by the optimizer into literal arrays: nothing is split per row."""
+    bounds = {TopicPartition("t", p): (p * 10, p * 10 + 5) for p in range(2048) if p != 1}
+    rows = [("t", 0, 3, 100, True, None, None, "a"),       # inside t-0 [0, 5)
+            ("t", 1, 12, 100, True, None, None, "a"),      # t-1 is not in the bounds: keeps its partition
+            ("t", 2047, 20474, 100, True, None, None, "a"),  # inside the last partition's bounds
+            ("t", 2047, 20475, 100, True, None, None, "a")]  # at its end: keeps its partition
+    df = spark.createDataFrame(rows, IN_SCHEMA)
+    got = {(r["partition"], r["errors"], r["min_offset"]) for r in batch_summary_df(df, 0, bounds, False).collect()}
+    assert got == {(None, 2, 3), (1, 1, 12), (2047, 1, 20475)}
+    plan = df.select(_inside(bounds).alias("inside"))._jdf.queryExecution().optimizedPlan().toString()
+    assert "split(" not in plan  # no per-row parsing of the bounds' text
+    assert "[0,null,20,30," in plan  # the first offsets, one literal array, the hole a null
