@@ -297,17 +297,19 @@ def await_stop(query, committer: BatchCommitter, stop_requested: Callable[[], bo
     """Returns once a stop is requested while the query runs. Raises why it ended otherwise: the
     JobStop a batch or a commit raised (its exit code is owed), else QueryFailed (restarted).
     Between looks, counted_through's heartbeat (BatchCommitter.heartbeat)."""
+    def failed(failure: BaseException) -> Exception:
+        return failure if isinstance(failure, JobStop) else QueryFailed(f"committing a batch: {first_line(failure)}")
+
     def ended(otherwise: str) -> Exception:
         failure = committer.ended_by()
-        if isinstance(failure, JobStop):
-            return failure
-        return QueryFailed(f"committing a batch: {first_line(failure)}" if failure is not None else otherwise)
+        return QueryFailed(otherwise) if failure is None else failed(failure)
 
     try:
         while not stop_requested():
-            if committer.ended_by() is not None:  # an overlapped commit failed, maybe with no batch after it yet
+            failure = committer.ended_by()
+            if failure is not None:  # an overlapped commit failed, maybe with no batch after it yet
                 query.stop()
-                raise ended("")
+                raise failed(failure)
             # True once the query has ended (raising what it failed with): the query's own end, not
             # isActive, so an end between two looks never loses the JobStop that caused it.
             if query.awaitTermination(0.5):

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from errorcount.errors import ConfigError
-from errorcount.kafka.client import KafkaClient
+from errorcount.kafka.client import KafkaClient, java_properties
 from errorcount.offsets import Position, TopicPartition
 from errorcount.retry import first_line
 
@@ -21,7 +21,7 @@ class KafkaAdmin:
     def __init__(self, jvm, client: KafkaClient):
         self.jvm, self.client = jvm, client
         try:
-            self.admin = jvm.org.apache.kafka.clients.admin.Admin.create(client.java_properties(jvm, client.properties()))
+            self.admin = jvm.org.apache.kafka.clients.admin.Admin.create(java_properties(jvm, client.properties()))
         except Exception as error:
             raise ConfigError(f"cannot create a Kafka admin client from the kafka.* options: {first_line(error)}") from None
 

@@ -47,9 +47,10 @@ class KafkaClient:
                                 f"within {self.timeout_s} s ({first_line(error)}); check that Kafka is up and "
                                 "KAFKA_BOOTSTRAP_SERVERS and the kafka.* security options are right")
 
-    def java_properties(self, jvm, properties: dict[str, str]):
-        """`properties` as the java.util.Properties a JVM client takes."""
-        props = jvm.java.util.Properties()
-        for name, value in properties.items():
-            props.setProperty(name, value)
-        return props
+
+def java_properties(jvm, properties: dict[str, str]):
+    """`properties` as the java.util.Properties a JVM client takes."""
+    props = jvm.java.util.Properties()
+    for name, value in properties.items():
+        props.setProperty(name, value)
+    return props

@@ -7,13 +7,13 @@ every topic created under a name) tells a recreated topic from the one the offse
 
 from errorcount.errors import ConfigError
 from errorcount.kafka.admin import KafkaAdmin
-from errorcount.kafka.client import KafkaClient, KafkaUnavailable, TopicMissing
+from errorcount.kafka.client import KafkaClient, KafkaUnavailable, TopicMissing, java_properties
 from errorcount.start_plan import TopicState
 
 
 def describe_topics(jvm, client: KafkaClient, admin: KafkaAdmin, topics: list[str]) -> dict[str, TopicState]:
     """`topics` as Kafka holds them now; TopicMissing naming those that do not exist."""
-    props = client.java_properties(jvm, client.consumer_properties())
+    props = java_properties(jvm, client.consumer_properties())
     deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
     props.setProperty("key.deserializer", deserializer)
     props.setProperty("value.deserializer", deserializer)

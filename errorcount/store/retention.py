@@ -111,8 +111,12 @@ def check_ready(job_store: "store.Store", retention: "Retention") -> None:
     """Startup check for RETENTION_DAYS > 0 or SERIES_RETENTION_DAYS > 0 (with GROUP_BY): the DELETE
     grants (store.verify_schema checks the index). Raises ConfigError saying what to run."""
     probes = [*(PROBE_DELETES if retention.days else ()), *((PROBE_SERIES_DELETE,) if retention.series_days else ())]
+    def run_probes(cursor) -> None:
+        for probe in probes:
+            cursor.execute(probe)
+
     try:
-        job_store.run(lambda cursor: [cursor.execute(probe) for probe in probes])
+        job_store.run(run_probes)
     except Exception as error:
         if getattr(error, "args", None) and error.args[0] in (1142, 1143):  # command denied
             wanted = [*(["RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines"] if retention.days else []),
