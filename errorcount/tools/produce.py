@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from confluent_kafka import Producer
 
 from errorcount.tools import kafka_admin, samples
-from errorcount.tools.samples import Event
+from errorcount.tools.events import Event
 
 
 def send(producer: Producer, topic: str, value: bytes | None, partition: int, on_delivery=None) -> None:

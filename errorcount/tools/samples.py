@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from errorcount.tools.events import Event
+
 LEVELS_OTHER = ["INFO", "WARN", "DEBUG", "[INFO]", "warn:", "Errors", "TRACE"]
 LEVELS_ERROR = ["ERROR", "error", "[ERROR]", "ERROR:", "[error]:", "Error"]
 ZONES = [None, "Z", "+02:00", "-0530", "+14:00", "-12:00", "+00:00"]
@@ -32,18 +34,6 @@ BAD_VALUES = [
     b"0999-12-31 23:59:00 ERROR before year 1000", b"9999-12-31 23:30:00-01:00 ERROR after 9999 in UTC",
     b"garbage first line\n2024-01-01 10:00:00 ERROR second line does not count",
 ]
-
-
-@dataclass(frozen=True)
-class Event:
-    value: bytes | None
-    error_minute: str | None  # 'YYYY-MM-DD HH:MM:00' (UTC) if this event must be counted as an error
-    rejected: bool
-    labels: tuple[tuple[str, str], ...] = ()  # a line's dimension values (error or not), as written by the generator
-    minute: str | None = None  # every line's minute (COUNT_LINES), error or not; None for a reject
-    # LOG_FORMAT=otlp: the record is a request and these are its log records, each an Event of
-    # its own without a value (an undecodable request has none and is itself the reject)
-    log_records: tuple["Event", ...] | None = None
 
 
 def outcomes(events: list[Event]) -> list[Event]:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
-from errorcount.tools.samples import Event
+from errorcount.tools.events import Event
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 SERVICES = ("checkout", "payments", "search", "caf\u00e9-api", "auth")
