@@ -16,16 +16,15 @@ from dataclasses import dataclass
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
-from errorcount import errors, faults, offsets, session, start_plan, store
+from errorcount import errors, faults, session, start_plan, store
 from errorcount.batch import checkpoint
 from errorcount.batch.handler import BatchCommitter, BatchSettings
 from errorcount.config.load import Config, topics
 from errorcount.config.rules import Rules, change_warning
 from errorcount.counted_through import Marks
-from errorcount.errors import ConfigError, JobStop
-from errorcount.kafka import topic_metadata
+from errorcount.errors import JobStop
 from errorcount.kafka.admin import KafkaAdmin
-from errorcount.kafka.client import KafkaClient, KafkaUnavailable, TopicMissing
+from errorcount.kafka.client import KafkaClient
 from errorcount.kafka.observer import EndObserver, look_interval
 from errorcount.kafka.subscription import Subscription
 from errorcount.observe import logline, progress, watch
@@ -33,6 +32,7 @@ from errorcount.observe.watch import Watch, WatchSettings
 from errorcount.pipeline import classify, source
 from errorcount.pipeline.classify import Contract
 from errorcount.retry import QueryFailed, RestartPolicy, StopRequested, first_line, retry, stoppable_sleep
+from errorcount.starts import Starts, StartSettings, log_plan
 from errorcount.stop_marker import StopMarker
 from errorcount.store import failures, mysql, retention
 from errorcount.store.clock import EarlierClock, ServerClock
@@ -84,6 +84,7 @@ class Job:
         # outlives query restarts; per-dimension counts are pruned only while GROUP_BY is on
         self.retention = retention.Retention(cfg.retention_days, series_days=cfg.series_retention_days if cfg.group_by else 0)
         self.queries = 0  # started by this driver
+        self.starts = Starts(StartSettings.of(cfg), session.jvm(spark), self.kafka, self.mysql, self.sleep)
 
     def stop_requested(self) -> bool:
         """A signal or the stop marker; the marker's first sighting is logged and latched into `stop`."""
@@ -139,7 +140,7 @@ class Job:
             reattempt = yarn_reattempt(self.spark, os.environ)
             endpoint = WatchSettings.of(cfg).endpoint()
             rules = Rules.of(cfg)
-            first = self.first_plan(job_store, subscription, admin)
+            first = self.starts.first_plan(job_store, subscription, admin)
             epoch = self.mysql("taking the job lease",
                                lambda: job_store.acquire_lease(self.owner, reattempt, endpoint, rules, first))
             log.info("job %r: epoch %d taken by %s%s", cfg.job_name, epoch, self.owner,
@@ -176,7 +177,7 @@ class Job:
     def supervise(self, leased: Leased) -> int:
         policy = RestartPolicy()
         while True:
-            resume = self.prepare(leased)
+            resume = self.starts.prepare(leased.store, leased.subscription, leased.admin, first=self.queries == 0)
             try:
                 return self.run_query(leased, resume)
             except QueryFailed as failure:
@@ -184,62 +185,6 @@ class Job:
                 log.warning("query failed (%s); restarting from the offsets stored in MySQL in %d s", failure, delay)
                 leased.watch.query_restarted()
                 self.sleep(delay)
-
-    def first_plan(self, job_store: store.Store, subscription: Subscription, admin: KafkaAdmin) -> start_plan.Plan | None:
-        """The job's first start plan when it never stored a start (STARTING_OFFSETS resolved now),
-        for the lease's transaction to store with the job's epoch; None for every later start."""
-        cfg = self.cfg
-        start = self.mysql("reading whether the job ever started", job_store.load_start)
-        if not start.first_start:
-            return None
-        earlier = self.mysql("reading the job's lease", job_store.earlier_lease)
-        found = self.topics_now(subscription, admin, first=True)
-        return start_plan.plan_start(start.rows, found, True, cfg.starting_offsets, cfg.on_data_loss == "skip", earlier)
-
-    def prepare(self, leased: Leased) -> start_plan.Resume:
-        """Reads what MySQL holds and the topics as Kafka holds them, plans where every partition
-        starts (start_plan.plan_start: DataLossError, or what to record), logs and stores the plan:
-        where a new query starts."""
-        cfg, job_store = self.cfg, leased.store
-        start = self.mysql("reading stored offsets", job_store.load_start)
-        found = self.topics_now(leased.subscription, leased.admin, first=self.queries == 0)
-        plan = start_plan.plan_start(start.rows, found, start.first_start, cfg.starting_offsets,
-                                     cfg.on_data_loss == "skip")
-        log_plan(plan)
-        self.mysql("storing where the job starts", lambda: job_store.settle(start, plan))
-        partitions = {topic: state.partitions for topic, state in found.items()}
-        if not found:
-            log.info("job %r: %s matches no topic yet: waiting; a matching topic created later is read from its "
-                     "first record", cfg.job_name, leased.subscription)
-        else:
-            log.info("job %r: %s, resuming from %s", cfg.job_name, logline.topics_read(
-                {topic: (state.topic_id, state.partitions) for topic, state in found.items()}), logline.brief(plan.offsets))
-            log.debug("job %r: resuming from %s", cfg.job_name, logline.format_value(plan.offsets))
-        # No topic yet (a pattern): any that appears before Spark first lists them starts at its first record.
-        begin = offsets.starting_offsets_json(partitions, plan.offsets) if found else "earliest"
-        return start_plan.Resume(plan.offsets, sum(len(p) for p in partitions.values()), begin, plan.topic_ids,
-                                 plan.seen, plan.away)
-
-    def topics_now(self, subscription: Subscription, admin: KafkaAdmin, first: bool) -> dict[str, topic_metadata.TopicState]:
-        """read_topics, Kafka's outages waited out. A listed topic missing at a driver's `first`
-        start is a config error; one deleted under a running driver may come back, so it is waited for."""
-        try:
-            return retry("reading topic metadata", lambda: self.read_topics(subscription, admin), self.cfg.retry_seconds,
-                         lambda error: isinstance(error, KafkaUnavailable) and not (first and isinstance(error, TopicMissing)),
-                         self.sleep)
-        except TopicMissing as missing:
-            raise ConfigError(str(missing)) from None
-
-    def read_topics(self, subscription: Subscription, admin: KafkaAdmin) -> dict[str, topic_metadata.TopicState]:
-        """The topics read now, as Kafka holds them: the listed ones (TopicMissing for one that does
-        not exist), or those the pattern matches (one deleted while listed: try again)."""
-        names = subscription.current(admin.list_topics() if subscription.is_pattern else ())
-        try:
-            return topic_metadata.describe_topics(session.jvm(self.spark), self.kafka, admin, names)
-        except TopicMissing as missing:
-            if subscription.is_pattern:
-                raise KafkaUnavailable(f"{missing} (listed a moment ago); trying again") from None
-            raise
 
     def run_query(self, leased: Leased, resume: start_plan.Resume) -> int:
         job_store = leased.store
@@ -269,19 +214,6 @@ class Job:
             query.stop()
             log.info("stopped cleanly at a batch boundary; stored offsets %s", logline.brief(stored))
             return errors.EXIT_OK
-
-
-def log_plan(plan: start_plan.Plan) -> None:
-    """A start plan's notes, warnings and events, as the log says them."""
-    for note in plan.notes:
-        log.info("%s", note)
-    for warning in plan.warnings:
-        log.warning("%s", warning)
-    for event in plan.events:
-        (log.warning if event.loss else log.info)(
-            "topic %r partition %d: %s at offset %d%s: %s", event.topic, event.partition,
-            "skipped, as ON_DATA_LOSS=skip allows," if event.loss else "retired", event.stored,
-            f" (to {event.resume})" if event.resume != event.stored else "", event.why)
 
 
 def marks_of(job_store: store.Store) -> Marks:
