@@ -234,7 +234,7 @@ class BatchCommitter:
         self.expected = batch.after
         self.seen.update(batch.seen)
         self._unseen_since = None  # the batch carries the newest look's ends
-        self.commits.run(lambda: self.step(batch))
+        self.commits.submit(lambda: self.step(batch))
 
     def planned_records(self, batch_id: int, ends: offsets.Position | None = None) -> int | None:
         """Records Spark planned for this batch: its end offsets in the checkpoint's offset log

@@ -20,8 +20,15 @@ class InOrder:
 
     def run(self, commit: Callable[[], None]) -> None:
         """Waits for the previous commit (raising the failure instead, if there is one), then runs
-        `commit`: on the committing thread, returning as soon as it is submitted, or here."""
+        `commit` (submit)."""
         self.wait()
+        self.submit(commit)
+
+    def submit(self, commit: Callable[[], None]) -> None:
+        """Runs `commit` once the caller has waited for the previous one (wait(), which a caller does
+        itself when it acts between the two): on the committing thread, returning as soon as it is
+        submitted, or here."""
+        assert self._pending is None and self.failure is None, "wait() for the previous commit first"
         if self._thread:
             self._pending = self._thread.submit(self._recorded, commit)
         else:
