@@ -19,13 +19,13 @@ from errorcount.batch.count import count_planned
 from errorcount.batch.in_order import InOrder
 from errorcount.batch.topic_guard import TopicGuard
 from errorcount.config.load import Config
-from errorcount.config.settings import reads_requests
 from errorcount.counted_through import Marks
 from errorcount.errors import JobStop
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.kafka.observer import look_interval
 from errorcount.observe.watch import Watch
 from errorcount.pipeline.aggregate import dead_letter_slots
+from errorcount.pipeline.classify import Contract
 from errorcount.retry import first_line
 from errorcount.start_plan import Resume
 from errorcount.store.retention import Retention
@@ -38,8 +38,9 @@ HEARTBEAT_RETRY_S = 5.0  # after a heartbeat's transaction failed (MySQL away), 
 @dataclass(frozen=True)
 class BatchSettings:
     """The settings a query's batches are handled with: DEAD_LETTER_LIMIT, SINGLE_TASK_MAX_RECORDS,
-    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT, COUNT_LINES, LATENESS
-    (which minutes readers were told are complete)."""
+    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT, LATENESS (which
+    minutes readers were told are complete), and what the contract its query classifies with says
+    of a batch's rows (COUNT_LINES; LOG_FORMAT=otlp: requests)."""
 
     dead_letter_limit: int
     single_task_max_records: int
@@ -51,10 +52,11 @@ class BatchSettings:
     seen_wait_s: float = 2.0  # two looks of the end observer: its ends no batch stored by then are stored alone
 
     @classmethod
-    def of(cls, cfg: Config) -> "BatchSettings":
+    def of(cls, cfg: Config, contract: Contract | None = None) -> "BatchSettings":
+        """From the job's Config and the `contract` its query classifies with (Contract.of(cfg) by default)."""
+        contract = contract or Contract.of(cfg)
         return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
-                   cfg.count_lines, reads_requests(cfg.log_format), cfg.lateness,
-                   2 * look_interval(cfg.trigger_interval))
+                   contract.every_line, contract.otlp, cfg.lateness, 2 * look_interval(cfg.trigger_interval))
 
 
 def runs_as_one_task(planned: int | None, rows_per_record: float | None, limit: int) -> bool:
