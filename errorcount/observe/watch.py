@@ -34,7 +34,7 @@ class Watch:
         if self.metrics:
             self.metrics.committed(records=summary.records, errors=summary.errors, rejected=summary.rejected,
                                    dead_letters=len(summary.dead_letters), offsets=after, batch_s=batch_s,
-                                   commit_s=commit_s, now_s=now, lines=sum(summary.minute_lines.values()),
+                                   commit_s=commit_s, now_s=now, lines=summary.lines,
                                    log_records=summary.records_logged)
             self.metrics.behind(behind, seconds)
         if self.mirror:

@@ -40,6 +40,11 @@ class BatchSummary:
     collided: bool = False
 
     @property
+    def lines(self) -> int:
+        """The lines counted (COUNT_LINES; 0 without it): every minute's, the error ratio's denominator."""
+        return sum(self.minute_lines.values())
+
+    @property
     def records_logged(self) -> int:
         """The log records: `records` but for LOG_FORMAT=otlp, whose records hold many (or none)."""
         return self.records if self.log_records is None else self.log_records

@@ -224,7 +224,7 @@ def test_with_count_lines_every_line_groups_by_its_minute_and_series_and_its_err
     assert summary.minute_counts == {100: 2, 101: 0} and summary.minute_lines == {100: 4, 101: 1}
     assert summary.series_counts == {(100, "a"): 2, (100, "b"): 0, (101, "a"): 0}
     assert summary.series_lines == {(100, "a"): 3, (100, "b"): 1, (101, "a"): 1}
-    assert (summary.records, summary.errors, summary.rejected) == (6, 2, 1)
+    assert (summary.records, summary.errors, summary.rejected, summary.lines) == (6, 2, 1, 5)  # lines: 4 + 1
 
 
 def test_with_count_lines_every_line_inside_the_bounds_counts_across_partitions(spark):
