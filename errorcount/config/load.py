@@ -196,11 +196,11 @@ def topics(cfg: Config) -> list[str]:
     return cfg.kafka_topic.split(",") if cfg.kafka_topic else []
 
 
-def public_values(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, "str | ConfigError"]:
-    """Every non-secret setting as a shell reads it (environment > config file > default; a boolean
-    as true/false, unset as ""), or the ConfigError saying why its value is not valid: one setting
-    in error does not hide the others (make down needs no valid TRIGGER_INTERVAL)."""
-    merged, _ = merged_settings(args, env)
+def public_values(merged: Mapping[str, str]) -> dict[str, "str | ConfigError"]:
+    """Every non-secret setting of `merged` (merged_settings: environment > config file > default) as
+    a shell reads it (a boolean as true/false, unset as ""), or the ConfigError saying why its value
+    is not valid: one setting in error does not hide the others (make down needs no valid
+    TRIGGER_INTERVAL)."""
     values: dict[str, str | ConfigError] = {}
     for s in PUBLIC:
         try:
@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
             handle.write(page)
     elif argv[:1] == ["get"] and len(argv) >= 2 and argv[1] in BY_NAME and not BY_NAME[argv[1]].secret:
         try:
-            value = public_values(parse_args(argv[2:]), os.environ)[argv[1]]
+            value = public_values(merged_settings(parse_args(argv[2:]), os.environ)[0])[argv[1]]
         except ConfigError as error:
             value = error
         if isinstance(value, ConfigError):

@@ -39,17 +39,27 @@ def config_file(env: Mapping[str, str]) -> str:
     return env.get("CONFIG") or str(ROOT / "conf" / "errorcount.conf")
 
 
+def job_settings(env: Mapping[str, str]) -> dict[str, str]:
+    """The job's public settings as text (merged_settings), from CONFIG and `env`: the file read once."""
+    return merged_settings(parse_args(["--config", config_file(env)]), env)[0]
+
+
+def stack_values(job: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
+    """.env's values and the `job` settings of JOB_KEYS, `env` winning over both."""
+    values = {**read_dotenv(), **{key: str(typed(BY_NAME[key], job[key])) for key in JOB_KEYS}}  # checked: shell and SQL use them
+    return {**values, **{key: env[key] for key in values if env.get(key)}}
+
+
 def local_stack() -> dict[str, str]:
     """.env's values and the job settings of JOB_KEYS, the environment winning over both."""
-    job, _ = merged_settings(parse_args(["--config", config_file(os.environ)]), os.environ)
-    values = {**read_dotenv(), **{key: str(typed(BY_NAME[key], job[key])) for key in JOB_KEYS}}  # checked: shell and SQL use them
-    return {**values, **{key: os.environ[key] for key in values if os.environ.get(key)}}
+    return stack_values(job_settings(os.environ), os.environ)
 
 
 def shell_records(env: Mapping[str, str]) -> list[str]:
     """What scripts/lib.sh reads (see the module's doc); ConfigError if the stack's own settings are not valid."""
-    records = [f"stack {key}={value}" for key, value in local_stack().items()]
-    for key, value in public_values(parse_args(["--config", config_file(env)]), env).items():
+    job = job_settings(env)
+    records = [f"stack {key}={value}" for key, value in stack_values(job, env).items()]
+    for key, value in public_values(job).items():
         records.append(f"invalid {key}={value.message}" if isinstance(value, ConfigError) else f"setting {key}={value}")
     return records
 
