@@ -70,6 +70,7 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
         job_store.claim_counts_table(False)
         job_store.acquire_lease("host pid 1 app application_1_0001")
         job_store.acquire_lease("host pid 2 app application_1_0001", store.Reattempt("application_1_0001", 0))  # YARN's
+        assert (job_store.earlier_lease() or "").startswith("epoch 2 taken ")  # what a first start's warning names
         # For retention (below): two ledger rows of one old epoch and day, which it merges.
         old = datetime.datetime(2000, 1, 1, 12)
         for first in (0, 4):
