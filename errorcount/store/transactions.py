@@ -69,7 +69,7 @@ class Store(LeaseStore):
                 if self.series and batch.series_counts:
                     written = self.series.write(cursor, batch.series_counts, batch.series_lines)
                 cursor.executemany(UPSERT_OFFSETS, [(job, *tp, after[tp], topic_ids[tp.topic],
-                                                     max(after[tp], seen.get(tp, 0))) for tp in rows])
+                                                     max(after[tp], seen.get(tp, 0)), 0) for tp in rows])
                 if batch.dead_letters:
                     cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
                 series = (written.new_series, written.overflow_lines) if written else (0, 0)
