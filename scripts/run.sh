@@ -112,8 +112,8 @@ run_job() {
   done
   started=$(mktemp -t "errorcount-driver.$$.XXXXXX"); export ERRORCOUNT_DRIVER_PID_FILE="$started"
   if [ -t 0 ]; then (trap '' INT TERM; exec setsid "${submit[@]}") & else (trap '' INT TERM; exec "${submit[@]}") & fi
-  local rc=0
-  spark=$! ending=0 last_stop=0
+  local rc=0 status
+  spark=$! ending=0 last_stop=0 trapped=0
   exec {err}>&2  # the wrapper's stderr, for a trap that runs while wait's is silenced below
   trap 'forward INT USR1' INT
   trap 'forward TERM USR2' TERM
@@ -121,16 +121,25 @@ run_job() {
   # their own, would otherwise count on unseen, their output going nowhere.
   trap 'forward TERM USR2' HUP
   while :; do
+    trapped=0
     { wait "$spark"; } 2>/dev/null && rc=0 || rc=$?  # no "Killed" job notice: the log says why
     kill -0 "$spark" 2>/dev/null || break
   done
+  # A stop's trap interrupts `wait` (status 128 + the signal, not the job's), and bash may reap
+  # spark-submit while that trap runs (a stop that kills it): one more wait then returns the status
+  # bash kept; 127 there means the interrupted wait's status was already the job's own.
+  if [ "$trapped" = 1 ] && [ "$rc" -gt 128 ]; then
+    { wait "$spark"; } 2>/dev/null && status=0 || status=$?
+    [ "$status" = 127 ] || rc=$status
+  fi
   rm -f "$started"
   log "the job exited $rc (README.md, 'Exit codes')"
   exit "$rc"
 }
 
 # A stop signal's trap (SIGINT forward INT USR1, SIGTERM and SIGHUP forward TERM USR2), on run_job's
-# globals: spark (spark-submit's pid), started (the driver's pid file), ending, last_stop, err.
+# globals: spark (spark-submit's pid), started (the driver's pid file), ending, last_stop, err, and
+# trapped (set: the wait it interrupted returned no exit code of the job's).
 # The driver gets the signal the wrapper got as its forwarded copy (SIGINT as SIGUSR1, SIGTERM as
 # SIGUSR2: errorcount/driver_path.py), so it tells the copy from the same signal sent to the
 # whole group, which reaches it directly too, and its log names the signal. Before the driver
@@ -146,6 +155,7 @@ run_job() {
 # one), and an explicit status (a bare `return` in a trap returns the status from before the trap,
 # 143 after `wait`, which set -e takes for a failure that ends the wrapper).
 forward() {
+  trapped=1
   stop_at=${EPOCHREALTIME/[.,]/}  # microseconds; the radix character follows the locale
   if (( stop_at - last_stop < 1000000 )); then
     last_stop=$stop_at
