@@ -27,6 +27,7 @@ from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASES = "aqbcdgoxltkrefwps"
+OWN_CORPUS = set("s")  # phases that write and read corpora of their own, never the main one
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -90,14 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     phases.prepare_database()
-    data = corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log)
     cfg = job_config()
     results: dict = {"meta": {
-        "date": f"{datetime.now(UTC):%Y-%m-%d}", "machine": machine(), "lines": args.lines, "topic": data.topic,
-        "partitions": args.partitions, "error_lines": sum(data.expected.values()), "rejected": data.rejected,
-        "command": command_line(sys.argv[1:] if argv is None else argv, args.lines, os.environ),
+        "date": f"{datetime.now(UTC):%Y-%m-%d}", "machine": machine(), "lines": args.lines,
+        "partitions": args.partitions, "command": command_line(sys.argv[1:] if argv is None else argv, args.lines,
+                                                               os.environ),
         "trigger_interval": cfg.trigger_interval,
         "max_offsets_per_trigger": str(cfg.max_offsets_per_trigger), "logs": str(run_dir)}}
+    if set(args.only) - OWN_CORPUS:  # the main corpus only when a phase reads it (s writes its own)
+        data = corpus.ensure(args.lines, args.partitions, args.seed, args.minutes, ROOT / ".local" / "bench", log)
+        results["meta"].update(topic=data.topic, error_lines=sum(data.expected.values()), rejected=data.rejected)
     steps = [("a", "a_ceiling", "(a) Kafka ConsumerPerformance", lambda: phases.read_ceiling(data, run_dir)),
              ("q", "a2_spark_source", "(a') Spark's Kafka source alone", lambda: phases.spark_source_only(data, run_dir)),
              ("b", "b_job", "(b) the job, catch-up", lambda: phases.spark_catch_up(data, run_dir, "b-job")),

@@ -17,6 +17,7 @@ A loss is a DataLossError naming each partition and range unless ON_DATA_LOSS=sk
 it in skipped_offsets; a retirement is recorded and logged, never a stop.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from errorcount.errors import DataLossError
@@ -88,6 +89,9 @@ class Plan:
     away: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)  # per topic, where `notes` summarize many (DEBUG)
+    first_starts: dict[str, dict[int, int]] = field(default_factory=dict)  # per topic at a first start
+    new_at_0: dict[str, list[int]] = field(default_factory=dict)  # per topic, partitions new to the job
 
     def losses(self) -> list[Event]:
         return [event for event in self.events if event.loss]
@@ -112,6 +116,7 @@ def plan_start(rows: dict[TopicPartition, Row], topics: dict[str, TopicState], f
         by_topic.setdefault(tp.topic, {})[tp.partition] = row
     for topic, now in sorted(topics.items()):
         plan_topic(plan, topic, now, by_topic.get(topic, {}), first_start, starting_offsets)
+    summarize(plan, starting_offsets)
     for topic, gone in sorted(by_topic.items()):
         if topic not in topics:
             plan.away[topic] = {row.topic_id for row in gone.values() if row.topic_id}
@@ -155,15 +160,34 @@ def plan_topic(plan: Plan, topic: str, now: TopicState, rows: dict[int, Row], fi
                                          "the job saw them"))
             else:
                 new_at_0.append(p)
-    # One line per topic and decision, partitions as ranges: a topic may have thousands of them.
     if new_at_0:
-        plan.notes.append(f"topic {topic!r} partitions {logline.ranges(new_at_0)}: new to the job, counted from offset 0")
+        plan.new_at_0[topic] = new_at_0
     if first_start and now.partitions:
-        starts = {p: plan.offsets[TopicPartition(topic, p)] for p in now.partitions}
-        plan.notes.append(f"topic {topic!r}: the job's first start, STARTING_OFFSETS={starting_offsets}: partitions "
-                          f"{logline.ranges(starts)} start at " + (",".join(f"{p}:{o}" for p, o in starts.items())
-                                                                  if len(starts) <= logline.LISTED
-                                                                  else f"offsets {logline.spread(starts.values())}"))
+        plan.first_starts[topic] = {p: plan.offsets[TopicPartition(topic, p)] for p in now.partitions}
+
+
+def summarize(plan: Plan, starting_offsets: str) -> None:
+    """The decisions many partitions share, in a few lines whatever their number: per topic its
+    partitions as ranges (a topic may have thousands), and past logline.LISTED topics one line for
+    all of them, each topic's own line then among the plan's `details` (DEBUG)."""
+    first, starts, new = f"the job's first start, STARTING_OFFSETS={starting_offsets}", plan.first_starts, plan.new_at_0
+    summarized(plan, {topic: f"topic {topic!r}: {first}: partitions {logline.ranges(at)} start at " + (
+        ",".join(f"{p}:{o}" for p, o in at.items()) if len(at) <= logline.LISTED else f"offsets {logline.spread(at.values())}")
+        for topic, at in starts.items()},
+        lambda: f"{first}: {sum(map(len, starts.values()))} partitions start at offsets "
+                + logline.spread(offset for at in starts.values() for offset in at.values()))
+    summarized(plan, {topic: f"topic {topic!r} partitions {logline.ranges(ps)}: new to the job, counted from offset 0"
+                      for topic, ps in new.items()},
+               lambda: f"{sum(map(len, new.values()))} partitions new to the job, counted from offset 0")
+
+
+def summarized(plan: Plan, lines: dict[str, str], summary: Callable[[], str]) -> None:
+    """Each topic's line among the notes, or past logline.LISTED topics `summary()` for all of them."""
+    if len(lines) <= logline.LISTED:
+        plan.notes += lines.values()
+    else:
+        plan.notes.append(f"{len(lines)} topics ({logline.span(sorted(lines))}): {summary()} (each topic at DEBUG)")
+        plan.details += lines.values()
 
 
 def resume(plan: Plan, topic: str, partition: int, stored: int, earliest: int, end: int) -> int:

@@ -103,6 +103,8 @@ def log_plan(plan: start_plan.Plan) -> None:
     """A start plan's notes, warnings and events, as the log says them."""
     for note in plan.notes:
         log.info("%s", note)
+    for detail in plan.details:
+        log.debug("%s", detail)
     for warning in plan.warnings:
         log.warning("%s", warning)
     for event in plan.events:

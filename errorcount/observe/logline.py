@@ -80,6 +80,11 @@ def ranges(numbers: Iterable[int], separator: str = ",") -> str:
     return separator.join(str(low) if low == high else f"{low}-{high}" for low, high in runs)
 
 
+def span(names: list[str]) -> str:
+    """The first and the last of sorted names: `logs.a .. logs.z`, or the one name."""
+    return names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]}"
+
+
 def spread(values: Iterable[int]) -> str:
     """The lowest and highest of `values`: 980..1210, or one number when they are equal."""
     listed = list(values)

@@ -58,12 +58,23 @@ def await_partitions(client: AdminClient, topic: str, total: int, timeout: float
 def create_topic(topic: str, partitions: int) -> bool:
     """Creates the topic if missing and waits until its metadata is visible; returns True if
     it was created."""
-    if partition_count(topic):
-        return False
-    client = admin()  # must outlive the future
-    client.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])[topic].result(timeout=30)
-    await_partitions(client, topic, partitions)
-    return True
+    return bool(create_topics({topic: partitions}))
+
+
+def create_topics(partitions_of: dict[str, int]) -> list[str]:
+    """Creates each missing topic with its number of partitions in one request and waits until
+    each one's metadata is visible; returns the topics it created."""
+    client = admin()  # must outlive the futures
+    missing = [topic for topic in partitions_of if not partition_count(topic, client)]
+    if not missing:
+        return []
+    futures = client.create_topics([NewTopic(topic, num_partitions=partitions_of[topic], replication_factor=1)
+                                    for topic in missing])
+    for topic in missing:
+        futures[topic].result(timeout=30)
+    for topic in missing:
+        await_partitions(client, topic, partitions_of[topic])
+    return missing
 
 
 def add_partitions(topic: str, total: int) -> None:

@@ -33,6 +33,12 @@ def test_row_1_first_start_applies_starting_offsets_once():
                 starting="latest")
     assert wide.notes == ["topic 't': the job's first start, STARTING_OFFSETS=latest: partitions 0-2047 start at "
                           "offsets 1000..3047"]
+    # Past 8 topics one line for all of them; each topic's line at DEBUG (details).
+    many = plan(topics={f"w{n:03d}": topic(latest={0: n, 1: 500}) for n in range(100)}, first=True, starting="latest")
+    assert many.notes == ["100 topics (w000 .. w099): the job's first start, STARTING_OFFSETS=latest: 200 partitions "
+                          "start at offsets 0..500 (each topic at DEBUG)"]
+    assert len(many.details) == 100 and many.details[7] == (
+        "topic 'w007': the job's first start, STARTING_OFFSETS=latest: partitions 0-1 start at 0:7,1:500")
 
 
 def test_row_2_first_start_with_no_topic_plans_nothing_and_later_topics_are_new():
@@ -78,6 +84,10 @@ def test_row_6_a_partition_new_to_the_job_at_0_is_counted_from_0():
     result = plan(rows, now, starting="latest")
     assert result.offsets == {TP("t", 0): 40, TP("t", 1): 0, TP("t", 2): 0} and result.events == []
     assert result.notes == ["topic 't' partitions 1-2: new to the job, counted from offset 0"]  # one line, not one each
+    grown = plan({TP(f"w{n}", 0): Row(40, "NEW") for n in range(10)},
+                 {f"w{n}": topic(partitions=(0, 1, 2)) for n in range(10)}, starting="latest")
+    assert grown.notes == ["10 topics (w0 .. w9): 20 partitions new to the job, counted from offset 0 (each topic at DEBUG)"]
+    assert grown.details[0] == "topic 'w0' partitions 1-2: new to the job, counted from offset 0"
 
 
 def test_row_7_a_partition_new_to_the_job_above_0_is_a_gap():
