@@ -59,13 +59,23 @@ class BatchSettings:
                    contract.every_line, contract.otlp, cfg.lateness, 2 * look_interval(cfg.trigger_interval))
 
 
-def runs_as_one_task(planned: int | None, rows_per_record: float | None, limit: int) -> bool:
-    """Whether a batch of `planned` Kafka records runs as one Spark task: its rows (the records
-    times the log records each held in the batch before; None: not known yet, as before an OTLP
-    job's first batch, whose requests may hold thousands each) are at most `limit`
-    (SINGLE_TASK_MAX_RECORDS). Unknown sizes run in parallel: the safe side for a large batch,
-    ~20-30 ms for a small one."""
-    return planned is not None and rows_per_record is not None and planned * rows_per_record <= limit
+ONE_TASK_MAX_PARTITIONS = 8  # partitions a one-task batch reads at most (runs_as_one_task)
+
+
+def runs_as_one_task(planned: tuple[int, int] | None, rows_per_record: float | None, limit: int) -> bool:
+    """Whether a batch `planned` to read (records, partitions that advance) runs as one Spark task:
+    its rows (the records times the log records each held in the batch before; None: not known
+    yet, as before an OTLP job's first batch, whose requests may hold thousands each) are at most
+    `limit` (SINGLE_TASK_MAX_RECORDS) and it reads at most ONE_TASK_MAX_PARTITIONS partitions.
+    Spark's reader pays a fixed cost for each partition a batch reads (~7 ms on 2 cores once its
+    consumer is pooled, a new consumer's connection at a driver's first batch), which one task pays
+    partition after partition while the other cores idle: a first batch of 2 214 records over 610
+    partitions took 43 s as one task (docs/performance.md, "Scale"). Unknown sizes run in parallel:
+    the safe side for a large batch, ~20-30 ms for a small one."""
+    if planned is None or rows_per_record is None:
+        return False
+    records, partitions = planned
+    return partitions <= ONE_TASK_MAX_PARTITIONS and records * rows_per_record <= limit
 
 
 class BatchCommitter:
@@ -158,8 +168,7 @@ class BatchCommitter:
     def process(self, batch_df: DataFrame, batch_id: int) -> None:
         started = time.monotonic()
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id)  # read once per batch
-        planned = self.planned_records(batch_id, ends)
-        one_task = runs_as_one_task(planned, self.rows_per_record, self.single_task_max)
+        one_task = runs_as_one_task(self.planned_reads(batch_id, ends), self.rows_per_record, self.single_task_max)
         cores = batch_df.sparkSession.sparkContext.defaultParallelism
         summary = count_planned(batch_df, self.slots, self.dead_letter_limit, 1 if one_task else cores,
                                 self.hooks, self.expected, ends, self.count_lines)
@@ -238,12 +247,13 @@ class BatchCommitter:
         self._unseen_since = None  # the batch carries the newest look's ends
         self.commits.submit(lambda: self.step(batch))
 
-    def planned_records(self, batch_id: int, ends: offsets.Position | None = None) -> int | None:
-        """Records Spark planned for this batch: its end offsets in the checkpoint's offset log
-        (`ends`, when the caller has read them) less the previous batch's (for the first batch,
-        less the stored offsets); None if unknown."""
+    def planned_reads(self, batch_id: int, ends: offsets.Position | None = None) -> tuple[int, int] | None:
+        """What Spark planned this batch to read: (records, partitions with any), its end offsets in
+        the checkpoint's offset log (`ends`, when the caller has read them) less the previous
+        batch's (for the first batch, less the stored offsets); None if unknown."""
         ends = ends or checkpoint.planned_offsets(self.checkpoint, batch_id)
         starts = (checkpoint.planned_offsets(self.checkpoint, batch_id - 1) if batch_id else None) or self.expected
         if ends is None or not ends.keys() <= starts.keys():
             return None  # e.g. a partition without a stored offset, starting at 'earliest'
-        return sum(max(end - starts[partition], 0) for partition, end in ends.items())
+        sizes = [end - starts[partition] for partition, end in ends.items() if end > starts[partition]]
+        return sum(sizes), len(sizes)

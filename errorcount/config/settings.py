@@ -104,7 +104,8 @@ SETTINGS: tuple[Setting, ...] = (
                  "requests of many log records each (divide by their typical count, e.g. 5000 for requests of 100)."),
     Setting("SINGLE_TASK_MAX_RECORDS", int, "10000",
             "batches of at most this many records run as one Spark task, without a shuffle (0 = never)",
-            note="Larger batches run one task per Kafka partition, in parallel. With LOG_FORMAT=otlp, log records: "
+            note="Larger batches, and batches that read more than 8 partitions (each partition's read has a fixed cost "
+                 "a single task would pay one after another), run in parallel. With LOG_FORMAT=otlp, log records: "
                  "a batch's Kafka records times the log records each held in the batch before (the first batch, "
                  "of requests of unknown size, runs in parallel)."),
     Setting("OVERLAP_COMMIT", bool, "true", "commit a batch in MySQL while Spark reads and counts the next one",

@@ -11,8 +11,8 @@ import os
 import sys
 import time
 
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicCollection, TopicPartition
-from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicCollection, TopicPartition
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic, OffsetSpec
 
 from errorcount.errors import EXIT_UNAVAILABLE
 
@@ -125,24 +125,25 @@ def delete_records(topic: str, before: dict[int, int]) -> None:
 
 
 def watermarks(topic: str, timeout: float = 30) -> dict[int, tuple[int, int]]:
-    """(first offset, next offset to be written) per partition. A retriable error (a partition
+    """(first offset, next offset to be written) per partition, read_uncommitted (the high
+    watermark), in two admin requests whatever the partitions (a consumer's watermark call per
+    partition took two round trips each: seconds at 512 partitions). A retriable error (a partition
     whose leader the broker does not know yet: just after the topic was created or the broker
     restarted) is asked again until `timeout`."""
-    consumer = Consumer({"bootstrap.servers": bootstrap(), "group.id": "errorcount-admin", **QUIET})
+    client = admin()  # must outlive the futures
     deadline = time.monotonic() + timeout
-    try:
-        result = {}
-        for partition in range(partition_count(topic)):
-            while partition not in result:
-                try:
-                    result[partition] = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
-                except KafkaException as error:
-                    if not leaderless(error) or time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.2)
-        return result
-    finally:
-        consumer.close()
+    partitions = [TopicPartition(topic, partition) for partition in range(partition_count(topic, client))]
+    while partitions:
+        try:
+            low, high = ({tp.partition: future.result(timeout=10).offset for tp, future in
+                          client.list_offsets({tp: spec for tp in partitions}, request_timeout=10).items()}
+                         for spec in (OffsetSpec.earliest(), OffsetSpec.latest()))
+            return {partition: (low[partition], high[partition]) for partition in sorted(low)}
+        except KafkaException as error:
+            if not leaderless(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+    return {}
 
 
 def leaderless(error: KafkaException) -> bool:

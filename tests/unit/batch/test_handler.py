@@ -16,31 +16,34 @@ def offset_log(directory, batch_id: int, ends: dict[int, int]) -> None:
     (directory / "offsets" / str(batch_id)).write_text(f'v1\n{{"batchWatermarkMs":0}}\n{{"logs":{{{offsets}}}}}')
 
 
-def test_planned_records_are_the_end_offsets_less_the_previous_batchs_or_the_stored_ones(tmp_path):
+def test_planned_reads_are_the_end_offsets_less_the_previous_batchs_or_the_stored_ones(tmp_path):
     committer = BatchCommitter(BatchSettings.of(load_config([], {"KAFKA_TOPIC": "logs"})), Store(None, "job", ["logs"]),
                                Resume(of_topic("logs", {0: 100, 1: 40}), 2, "", {"logs": "ID"}), Retention(0),
                                str(tmp_path), describe=str)
-    assert committer.planned_records(0) is None  # nothing in the offset log yet
+    assert committer.planned_reads(0) is None  # nothing in the offset log yet
     offset_log(tmp_path, 0, {0: 130, 1: 45})
     offset_log(tmp_path, 1, {0: 131, 1: 1045})
     offset_log(tmp_path, 3, {0: 140, 1: 1045, 2: 9})  # a partition added after batch 1
-    assert committer.planned_records(0) == 30 + 5  # from the stored offsets
-    assert committer.planned_records(1) == 1 + 1000  # from batch 0's end offsets
-    assert committer.planned_records(2) is None  # no entry
-    assert committer.planned_records(3) is None  # from the stored offsets, which lack partition 2
+    assert committer.planned_reads(0) == (30 + 5, 2)  # from the stored offsets
+    assert committer.planned_reads(1) == (1 + 1000, 2)  # from batch 0's end offsets
+    assert committer.planned_reads(2) is None  # no entry
+    assert committer.planned_reads(3) is None  # from the stored offsets, which lack partition 2
     offset_log(tmp_path, 4, {0: 150, 1: 1045, 2: 10})
-    assert committer.planned_records(4) == 10 + 0 + 1
+    assert committer.planned_reads(4) == (10 + 0 + 1, 2)  # partition 1 does not advance: not read
 
 
 @pytest.mark.parametrize("planned, rows_per_record, one_task", [
-    (None, 1.0, False),       # size unknown (no offset log entry): parallel
-    (10_000, 1.0, True),      # one log record per record: the records are the rows
-    (10_001, 1.0, False),
-    (100, 100.0, True),       # OTLP requests of 100 log records: 100 x 100 rows
-    (101, 100.0, False),
-    (1, None, False),         # OTLP before its first batch: a request may hold thousands
+    (None, 1.0, False),           # size unknown (no offset log entry): parallel
+    ((10_000, 4), 1.0, True),     # one log record per record: the records are the rows
+    ((10_001, 4), 1.0, False),
+    ((100, 1), 100.0, True),      # OTLP requests of 100 log records: 100 x 100 rows
+    ((101, 1), 100.0, False),
+    ((1, 1), None, False),        # OTLP before its first batch: a request may hold thousands
+    ((8, 8), 1.0, True),          # a few records over up to 8 partitions: one task
+    ((9, 9), 1.0, False),         # over more: each partition's read costs, spread over the cores
+    ((2_214, 610), 1.0, False),
 ])
-def test_a_batch_runs_as_one_task_when_its_rows_fit_under_the_limit(planned, rows_per_record, one_task):
+def test_a_batch_runs_as_one_task_when_its_rows_and_partitions_fit(planned, rows_per_record, one_task):
     assert runs_as_one_task(planned, rows_per_record, 10_000) is one_task
 
 
