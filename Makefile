@@ -29,12 +29,14 @@ setup: ## Install the system packages the project needs, once, as root or throug
 
 venv: $(STAMP) ## Create .venv with the pinned Python dependencies
 
-# The contract as a JVM class (java/): compiled against pyspark's own jars with the JDK the
-# project requires; the jar is reproducible (sorted entries, fixed times).
+# The contract as a JVM class (java/), and the driver's bulk Kafka look-ups (KafkaOffsets): compiled
+# against pyspark's own jars and the Kafka connector's (scripts/jars.sh) with the JDK the project
+# requires; the jar is reproducible (sorted entries, fixed times).
 CLASSIFIER := .local/java/errorcount-classify.jar
 $(CLASSIFIER): $(wildcard java/errorcount/*.java) $(STAMP)
 	@rm -rf .local/java/classes && mkdir -p .local/java/classes
-	@javac --release 17 -encoding UTF-8 -cp "$$($(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*" \
+	@kafka=$$(scripts/jars.sh spark | tr ',' ':') && \
+	javac --release 17 -encoding UTF-8 -cp "$$($(PY) -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*:$$kafka" \
 	  -d .local/java/classes $(sort $(wildcard java/errorcount/*.java))
 	@jar --create --date=1980-01-01T00:00:02Z --no-manifest --file $@ -C .local/java/classes .
 	@echo "built $@"

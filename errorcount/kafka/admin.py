@@ -7,12 +7,19 @@ client is thread-safe)."""
 
 import contextlib
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import NamedTuple
 
 from errorcount.errors import ConfigError
 from errorcount.kafka.client import KafkaClient, java_properties
 from errorcount.offsets import Position, TopicPartition
 from errorcount.retry import first_line
+
+
+class Described(NamedTuple):
+    """A topic as Kafka describes it: its ID and its partitions."""
+
+    topic_id: str
+    partitions: list[int]
 
 
 class KafkaAdmin:
@@ -25,64 +32,59 @@ class KafkaAdmin:
         except Exception as error:
             raise ConfigError(f"cannot create a Kafka admin client from the kafka.* options: {first_line(error)}") from None
 
-    def described(self, topics: Iterable[str]) -> dict:
-        """Each topic's TopicDescription now (its ID, its partitions); None for a topic that does not
-        exist. KafkaUnavailable if Kafka does not answer."""
-        found: dict = {}
-        names = self.jvm.java.util.ArrayList()
-        for topic in topics:
-            names.add(topic)
-        if names.isEmpty():
-            return found
-        for topic, future in self.admin.describeTopics(names).topicNameValues().items():
-            try:
-                found[str(topic)] = future.get(self.client.timeout_s, self.seconds())
-            except Exception as error:
-                if "UnknownTopicOrPartition" not in str(error):
-                    raise self.client.unavailable(error) from None
-                found[str(topic)] = None
+    def described(self, topics: Iterable[str]) -> dict[str, "Described | None"]:
+        """Each topic's ID and partitions now; None for a topic that does not exist. KafkaUnavailable if
+        Kafka does not answer. One call into the JVM (java/errorcount/KafkaOffsets.java) whatever the
+        partitions: py4j costs ~3 ms a call."""
+        names = sorted(set(topics))
+        if not names:
+            return {}
+        try:
+            text = self.offsets().describe(self.admin, "\n".join(names), self.client.timeout_s * 1000)
+        except Exception as error:
+            raise self.client.unavailable(error) from None
+        found: dict[str, Described | None] = {}
+        for line in str(text).splitlines():
+            topic, topic_id, partitions = line.split("\t")
+            found[topic] = None if topic_id == "-" else Described(topic_id, [int(p) for p in partitions.split(",") if p])
         return found
 
     def topic_ids(self, topics: Iterable[str]) -> dict[str, str | None]:
         """Each topic's ID now; None for a topic that does not exist. KafkaUnavailable if Kafka does not answer."""
-        return {topic: None if found is None else str(found.topicId().toString())
-                for topic, found in self.described(topics).items()}
+        return {topic: None if found is None else found.topic_id for topic, found in self.described(topics).items()}
 
     def high_watermarks(self, topics: Iterable[str]) -> tuple[dict[str, str], Position]:
         """Each existing topic's ID and every partition's high watermark (its end, read_uncommitted:
         past the records of transactions still open), in two requests. KafkaUnavailable if Kafka does
         not answer; a topic that does not exist (any longer) is left out."""
         described = {topic: found for topic, found in self.described(topics).items() if found is not None}
-        latest = self.specs().latest()
-        ends = self.list_offsets({TopicPartition(topic, int(info.partition())): latest
-                                  for topic, found in described.items() for info in found.partitions()}, committed=False)
-        return ({topic: str(found.topicId().toString()) for topic, found in described.items()},
+        ends = self.list_offsets({TopicPartition(topic, partition): "latest"
+                                  for topic, found in described.items() for partition in found.partitions}, committed=False)
+        return ({topic: found.topic_id for topic, found in described.items()},
                 {tp: offset for tp, (offset, _time) in ends.items()})
 
-    def list_offsets(self, specs: Mapping[TopicPartition, Any], committed: bool = True) -> dict[TopicPartition, tuple[int, int]]:
-        """Kafka's answer to each partition's OffsetSpec (latest, earliest, forTimestamp(ms)): the
-        offset and that record's timestamp (-1 each when Kafka has none, e.g. no record at or after a
-        time), as a read_committed consumer sees them unless `committed` is False. One request;
-        KafkaUnavailable if Kafka does not answer."""
+    def list_offsets(self, specs: Mapping[TopicPartition, str | int],
+                     committed: bool = True) -> dict[TopicPartition, tuple[int, int]]:
+        """Kafka's answer to each partition's spec ("earliest", "latest", or a timestamp in ms: the
+        first record at or after it): the offset and that record's timestamp (-1 each when Kafka has
+        none, e.g. no record at or after a time), as a read_committed consumer sees them unless
+        `committed` is False. One request; KafkaUnavailable if Kafka does not answer."""
         if not specs:
             return {}
-        jvm = self.jvm
-        java_specs = jvm.java.util.HashMap()
-        for tp, spec in specs.items():
-            java_specs.put(jvm.org.apache.kafka.common.TopicPartition(tp.topic, tp.partition), spec)
-        isolation = jvm.org.apache.kafka.common.IsolationLevel
-        options = jvm.org.apache.kafka.clients.admin.ListOffsetsOptions(
-            isolation.READ_COMMITTED if committed else isolation.READ_UNCOMMITTED)
+        request = "".join(f"{tp.topic}\t{tp.partition}\t{spec}\n" for tp, spec in specs.items())
         try:
-            answered = self.admin.listOffsets(java_specs, options).all().get(self.client.timeout_s, self.seconds())
+            text = self.offsets().listOffsets(self.admin, request, committed, self.client.timeout_s * 1000)
         except Exception as error:
             raise self.client.unavailable(error) from None
-        return {TopicPartition(str(tp.topic()), int(tp.partition())): (int(info.offset()), int(info.timestamp()))
-                for tp, info in answered.items()}
+        answered = {}
+        for line in str(text).splitlines():
+            topic, partition, offset, timestamp = line.split("\t")
+            answered[TopicPartition(topic, int(partition))] = (int(offset), int(timestamp))
+        return answered
 
-    def specs(self):
-        """Kafka's OffsetSpec class (earliest(), latest(), forTimestamp(ms)) for list_offsets."""
-        return self.jvm.org.apache.kafka.clients.admin.OffsetSpec
+    def offsets(self):
+        """The project's bulk look-ups in the JVM (java/errorcount/KafkaOffsets.java)."""
+        return self.jvm.errorcount.KafkaOffsets
 
     def list_topics(self) -> set[str]:
         """The names of every topic but Kafka's internal ones (as Spark's subscribePattern lists them)."""
@@ -93,13 +95,8 @@ class KafkaAdmin:
 
     def write_group_offsets(self, group: str, offsets: Position, timeout_s: int) -> None:
         """Sets consumer group `group`'s committed offsets to `offsets`; raises what Kafka answered."""
-        jvm = self.jvm
-        java_offsets = jvm.java.util.HashMap()
-        for (topic, partition), offset in sorted(offsets.items()):
-            java_offsets.put(jvm.org.apache.kafka.common.TopicPartition(topic, partition),
-                             jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))
-        options = jvm.org.apache.kafka.clients.admin.AlterConsumerGroupOffsetsOptions().timeoutMs(timeout_s * 1000)
-        self.admin.alterConsumerGroupOffsets(group, java_offsets, options).all().get(timeout_s, self.seconds())
+        text = "".join(f"{topic}\t{partition}\t{offset}\n" for (topic, partition), offset in sorted(offsets.items()))
+        self.offsets().alterGroupOffsets(self.admin, group, text, timeout_s * 1000)
 
     def seconds(self):
         return self.jvm.java.util.concurrent.TimeUnit.SECONDS

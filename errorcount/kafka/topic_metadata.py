@@ -28,7 +28,7 @@ def describe_topics(jvm, client: KafkaClient, admin: KafkaAdmin, topics: list[st
             named = ", ".join(repr(t) for t in sorted(missing))
             raise TopicMissing((f"topic {named} does not exist" if len(missing) == 1 else f"topics {named} do not exist")
                                + f" on {client.bootstrap_servers}: create it (make topic) or fix KAFKA_TOPIC, then restart")
-        return {topic: describe_one(jvm, consumer, client.timeout_s, topic, str(ids[topic])) for topic in topics}
+        return consumer_view(admin, consumer, client.timeout_s, {topic: str(ids[topic]) for topic in topics})
     except (ConfigError, KafkaUnavailable):
         raise
     except Exception as error:
@@ -37,17 +37,16 @@ def describe_topics(jvm, client: KafkaClient, admin: KafkaAdmin, topics: list[st
         consumer.close()
 
 
-def describe_one(jvm, consumer, timeout_s: int, topic: str, topic_id: str) -> TopicState:
-    timeout = jvm.java.time.Duration.ofSeconds(timeout_s)
-    partitions = sorted(int(info.partition()) for info in consumer.partitionsFor(topic, timeout))
-    if not partitions:
-        raise KafkaUnavailable(f"topic {topic!r} vanished while its metadata was read; trying again")
-    topic_partitions = jvm.java.util.ArrayList()
-    for partition in partitions:
-        topic_partitions.add(jvm.org.apache.kafka.common.TopicPartition(topic, partition))
-    earliest = consumer.beginningOffsets(topic_partitions, timeout)
-    latest = consumer.endOffsets(topic_partitions, timeout)
-    return TopicState(partitions=partitions,
-                      earliest={int(tp.partition()): int(earliest.get(tp)) for tp in topic_partitions},
-                      latest={int(tp.partition()): int(latest.get(tp)) for tp in topic_partitions},
-                      topic_id=topic_id)
+def consumer_view(admin: KafkaAdmin, consumer, timeout_s: int, ids: dict[str, str]) -> dict[str, TopicState]:
+    """Each topic's partitions and their earliest and latest offsets as `consumer` reads them, in one
+    call into the JVM (java/errorcount/KafkaOffsets.java: a py4j call per partition took 5.7 s at 2 048)."""
+    text = admin.offsets().consumerOffsets(consumer, "\n".join(ids), timeout_s * 1000)
+    found: dict[str, TopicState] = {topic: TopicState([], {}, {}, topic_id) for topic, topic_id in ids.items()}
+    for line in str(text).splitlines():
+        fields = line.split("\t")
+        if len(fields) == 1:
+            raise KafkaUnavailable(f"topic {fields[0]!r} vanished while its metadata was read; trying again")
+        state, partition = found[fields[0]], int(fields[1])
+        state.partitions.append(partition)
+        state.earliest[partition], state.latest[partition] = int(fields[2]), int(fields[3])
+    return found

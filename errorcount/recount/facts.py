@@ -52,18 +52,17 @@ def ask_kafka(admin: KafkaAdmin, rows: Mapping[TopicPartition, JobRow], read_fro
     the earliest offset, the first offset at or after `read_from_ms`, the first record's time."""
     described = {topic: found for topic, found in admin.described(sorted({tp.topic for tp in rows})).items()
                  if found is not None}
-    ids = {topic: str(found.topicId().toString()) for topic, found in described.items()}
+    ids = {topic: found.topic_id for topic, found in described.items()}
     present = set()
     for topic, found in described.items():
-        for info in found.partitions():
-            tp = TopicPartition(topic, int(info.partition()))
+        for partition in found.partitions:
+            tp = TopicPartition(topic, partition)
             row = rows.get(tp)
             if row is not None and not row.gone and row.topic_id in (None, ids[topic]):
                 present.add(tp)
-    spec = admin.specs()
-    earliest = admin.list_offsets({tp: spec.earliest() for tp in present})
-    at_time = admin.list_offsets({tp: spec.forTimestamp(read_from_ms) for tp in present})
-    first = admin.list_offsets({tp: spec.forTimestamp(0) for tp in present})
+    earliest = admin.list_offsets(dict.fromkeys(present, "earliest"))
+    at_time = admin.list_offsets(dict.fromkeys(present, read_from_ms))
+    first = admin.list_offsets(dict.fromkeys(present, 0))
     return {tp: Held(earliest[tp][0], at_time[tp][0], first[tp][1], ids[tp.topic]) for tp in present}
 
 
