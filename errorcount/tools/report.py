@@ -90,9 +90,21 @@ def read(conn, table: str, job: str, since: datetime, until: datetime, dimension
 
 
 def draw(series: Series, title: str) -> bytes:
-    """The PNG: errors per minute as bars, rejects and commits per minute as lines with markers (a
+    """The PNG of figure(series, title)."""
+    figure = plotted(series, title)
+    out = io.BytesIO()
+    figure.savefig(out, format="png")
+    pyplot.close(figure)
+    return out.getvalue()
+
+
+def plotted(series: Series, title: str):
+    """The figure: errors per minute as bars, rejects and commits per minute as lines with markers (a
     minute alone, e.g. one commit, is a point a line alone would not draw); with a dimension, its
-    top values per minute below."""
+    top values per minute below. Every axis spans every minute drawn with a minute to spare each
+    side and its values with room above, so a lone point at an end (the one commit of a first
+    catch-up, after the minutes its lines are from) is inside it, marker and all; the layout is
+    tightened so the rotated dates and the axis titles stay in the picture."""
     panels = 1 + bool(series.lines) + bool(series.by)
     figure, axes = pyplot.subplots(panels, 1, figsize=(12, 1 + 4 * panels), dpi=100, squeeze=False)
     axis = axes[0][0]
@@ -107,8 +119,12 @@ def draw(series: Series, title: str) -> bytes:
         commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,
                      marker="o", markersize=2, label=f"commits ({sum(series.batches.values())})")
         commits.set_ylabel("commits per minute")
-        commits.set_ylim(bottom=0)
+        commits.set_ylim(0, headroom(series.batches.values()))
         commits.legend(loc="upper right")
+    drawn = [*series.errors, *series.rejected, *series.batches]
+    if drawn:
+        axis.set_xlim(min(drawn) - timedelta(minutes=1), max(drawn) + timedelta(minutes=1))
+        axis.set_ylim(0, headroom([*series.errors.values(), *series.rejected.values()]))
     axis.xaxis.set_major_formatter(dates.DateFormatter("%Y-%m-%d %H:%M"))
     axis.set_xlabel(AXIS)
     axis.set_ylabel("records per minute")
@@ -119,10 +135,13 @@ def draw(series: Series, title: str) -> bytes:
     if series.by:
         draw_top(axes[-1][0], series.dimension, series.by)
     figure.autofmt_xdate()
-    out = io.BytesIO()
-    figure.savefig(out, format="png")
-    pyplot.close(figure)
-    return out.getvalue()
+    figure.tight_layout()
+    return figure
+
+
+def headroom(values) -> float:
+    """The top of an axis from 0 that shows `values` with a tenth to spare (markers included)."""
+    return max(values, default=0) * 1.1 + 1
 
 
 def draw_ratio(axis, series: Series) -> None:
