@@ -1,6 +1,6 @@
 """The bench's pure helpers: log parsing, the memory trend and the goal checks."""
 
-from bench import phases, procs, report
+from bench import goals, phases, procs, report
 from bench.steady import percentile, rss_trend
 from errorcount.observe.progress import progress_line
 
@@ -86,17 +86,17 @@ def test_percentile_and_goals():
     results = {"a_ceiling": {"records_per_s": 1000.0}, "a2_spark_source": {"warm_records_per_s": 100.0},
                "b_job": {"records_per_s": 70.0, "warm_records_per_s": 75.0},
                "c_python": {"records_per_s": 20.0}, "d_naive_udf": {"records_per_s": 30.0}}
-    met = {goal[:12]: (measured, ok) for goal, measured, ok in report.goals(results)}
+    met = {goal[:12]: (measured, ok) for goal, measured, ok in goals.goals(results)}
     assert met == {"(b) warm >= ": ("0.75 x", True), "(b) >= 4 x (": ("3.50 x", False), "(b) >= 2.5 x": ("2.33 x", False)}
-    assert report.ratios(results) == {"b_warm_over_spark_source": 0.75, "b_over_python": 3.5,
+    assert goals.ratios(results) == {"b_warm_over_spark_source": 0.75, "b_over_python": 3.5,
                                       "b_over_udf": 70 / 30, "b_over_kafka": 0.07, "access_over_app": None,
                                       "json_over_app": None, "otlp_proto_over_app": None, "otlp_json_over_app": None}
-    assert report.ratios({"b_job": {"records_per_s": 1.0}})["b_warm_over_spark_source"] is None
+    assert goals.ratios({"b_job": {"records_per_s": 1.0}})["b_warm_over_spark_source"] is None
     results["formats"] = {"access": {"records_per_s": 60.0}, "json": {"records_per_s": 34.0}}
-    met = {goal.split(":")[0]: (measured, ok) for goal, measured, ok in report.goals(results)}
+    met = {goal.split(":")[0]: (measured, ok) for goal, measured, ok in goals.goals(results)}
     assert met["LOG_FORMAT=access"] == ("0.86 x", True) and met["LOG_FORMAT=json"] == ("0.49 x", False)
     results["o_otlp"] = {"proto": {"log_records_per_s": 84.0}, "json": {"log_records_per_s": 42.0}}
-    met = {goal.split(":")[0]: (measured, ok) for goal, measured, ok in report.goals(results)}
+    met = {goal.split(":")[0]: (measured, ok) for goal, measured, ok in goals.goals(results)}
     assert met["LOG_FORMAT=otlp, otlp_proto"] == ("1.20 x", True) and met["LOG_FORMAT=otlp, otlp_json"] == ("0.60 x", False)
 
 
@@ -116,7 +116,7 @@ def test_native_memory_categories_and_their_report():
 def test_empty_trigger_goal_needs_no_batch_and_little_cpu():
     def goal(idle):
         steady = {"trigger_interval_s": 1, "latency_s": {"p99": 1.5}, "idle": idle, "target_rate": 150_000}
-        return {name[:30]: (measured, ok) for name, measured, ok in report.goals({"e_steady": steady})}
+        return {name[:30]: (measured, ok) for name, measured, ok in goals.goals({"e_steady": steady})}
 
     cheap = {"seconds": 20.0, "batches_run": 0, "driver_cores": 0.02, "cpu_ms_per_trigger": 20.0}
     assert goal(cheap)["empty-batch overhead <= 150 ms"] == ("20.00 ms", True)
