@@ -76,10 +76,14 @@ def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | Non
     if not slots:  # no dead letters (DEAD_LETTER_LIMIT=0): skip picking each group's first reject
         aggregates = aggregates[:4] + [F.lit(None).cast("string").alias("reject_reason"),
                                        F.lit(None).cast("binary").alias("raw_value")]
+    derived = {}
+    if not every_line:  # a group with a minute holds ERROR lines only: its errors are its log records
+        aggregates = aggregates[1:]
+        derived["errors"] = F.when(F.col("minute").isNotNull(), F.col("log_records")).otherwise(F.lit(0).cast("bigint"))
     plain, otlp = _record_counts()
     aggregates = (otlp if "first" in classified.columns else plain) + aggregates
     newest = _newest() if "timestamp" in classified.columns else []
-    return (classified.withColumns(keys).groupBy(group_hash, *KEYS).agg(*aggregates, *newest)
+    return (classified.withColumns(keys).groupBy(group_hash, *KEYS).agg(*aggregates, *newest).withColumns(derived)
             .select(*[name for name in FIELDS if newest or name != "newest_ms"]))
 
 
