@@ -33,7 +33,7 @@ OUTSIDE_NAMES = {
     "PYSPARK_DRIVER_PYTHON": "Spark", "SPARK_CONF_DIR": "Spark", "SPARK_YARN_JARS": "Spark",
     "SPARK_YARN_ARCHIVE": "Spark", "FORCEFUL_SHUTDOWN": "YARN", "SASL_SSL": "Kafka's security protocol",
     "MYSQL_READ_TIMEOUT": "the walk-through's example setting", "JSON_SEVERITY_FIELD": "the walk-through's example",
-    "UTC_TIMESTAMP": "SQL",
+    "UTC_TIMESTAMP": "SQL", "NO_CODEGEN": "a value of Spark's spark.sql.codegen.factoryMode",
 }
 
 
