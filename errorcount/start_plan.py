@@ -17,7 +17,6 @@ A loss is a DataLossError naming each partition and range unless ON_DATA_LOSS=sk
 it in skipped_offsets; a retirement is recorded and logged, never a stop.
 """
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from errorcount.errors import DataLossError
@@ -171,22 +170,30 @@ def summarize(plan: Plan, starting_offsets: str) -> None:
     partitions as ranges (a topic may have thousands), and past logline.LISTED topics one line for
     all of them, each topic's own line then among the plan's `details` (DEBUG)."""
     first, starts, new = f"the job's first start, STARTING_OFFSETS={starting_offsets}", plan.first_starts, plan.new_at_0
-    summarized(plan, {topic: f"topic {topic!r}: {first}: partitions {logline.ranges(at)} start at " + (
-        ",".join(f"{p}:{o}" for p, o in at.items()) if len(at) <= logline.LISTED else f"offsets {logline.spread(at.values())}")
-        for topic, at in starts.items()},
-        lambda: f"{first}: {sum(map(len, starts.values()))} partitions start at offsets "
-                + logline.spread(offset for at in starts.values() for offset in at.values()))
-    summarized(plan, {topic: f"topic {topic!r} partitions {logline.ranges(ps)}: new to the job, counted from offset 0"
-                      for topic, ps in new.items()},
-               lambda: f"{sum(map(len, new.values()))} partitions new to the job, counted from offset 0")
+    if starts:
+        every = [offset for at in starts.values() for offset in at.values()]
+        summarized(plan, {topic: f"topic {topic!r}: {first}: partitions {logline.ranges(at)} start at {listed(at)}"
+                          for topic, at in starts.items()},
+                   f"{first}: {len(every)} partitions start at offsets {logline.spread(every)}")
+    if new:
+        summarized(plan, {topic: f"topic {topic!r} partitions {logline.ranges(ps)}: new to the job, counted from offset 0"
+                          for topic, ps in new.items()},
+                   f"{sum(map(len, new.values()))} partitions new to the job, counted from offset 0")
 
 
-def summarized(plan: Plan, lines: dict[str, str], summary: Callable[[], str]) -> None:
-    """Each topic's line among the notes, or past logline.LISTED topics `summary()` for all of them."""
+def listed(offsets: dict[int, int]) -> str:
+    """Each partition's offset while they are at most logline.LISTED, else their spread."""
+    if len(offsets) <= logline.LISTED:
+        return ",".join(f"{p}:{o}" for p, o in offsets.items())
+    return f"offsets {logline.spread(offsets.values())}"
+
+
+def summarized(plan: Plan, lines: dict[str, str], summary: str) -> None:
+    """Each topic's line among the notes, or past logline.LISTED topics `summary` for all of them."""
     if len(lines) <= logline.LISTED:
         plan.notes += lines.values()
     else:
-        plan.notes.append(f"{len(lines)} topics ({logline.span(sorted(lines))}): {summary()} (each topic at DEBUG)")
+        plan.notes.append(f"{len(lines)} topics ({logline.span(sorted(lines))}): {summary} (each topic at DEBUG)")
         plan.details += lines.values()
 
 
