@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyspark
 
-from bench import corpus, dimensions, lines, otlp, phases, recount, report, scale, steady, topics
+from bench import corpus, dimensions, json_read, lines, otlp, phases, recount, report, scale, scale_curves, steady, topics
 from errorcount.config.load import interval_seconds, load_config
 from errorcount.config.settings import SETTINGS
 from errorcount.tools.localenv import local_stack
@@ -26,8 +26,8 @@ from tests.harness import admin_db
 from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "aqbcdgoxltkrefwps"
-OWN_CORPUS = set("s")  # phases that write and read corpora of their own, never the main one
+PHASES = "aqbcdgoxltkrefwpsj"
+OWN_CORPUS = set("sj")  # phases that write and read corpora of their own, never the main one
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
 
@@ -80,6 +80,11 @@ def parser() -> argparse.ArgumentParser:
                         help="the corpus of the scale phase (s), the same on every topic size")
     parser.add_argument("--scale-partitions", default=",".join(map(str, scale.PARTITIONS)),
                         help="the topic sizes (s) measures, comma-separated, the first the baseline")
+    parser.add_argument("--scale-curves", default=",".join(scale.CURVES), help="the curves (s) measures, comma-separated")
+    parser.add_argument("--scale-table-rows", default=",".join(map(str, scale_curves.TABLE_ROWS)),
+                        help="the counts table's sizes before (s)'s table curve, comma-separated, the first the baseline")
+    parser.add_argument("--scale-steady-seconds", type=float, default=30,
+                        help="measured seconds of each steady state of (s) (after its warm-up)")
     parser.add_argument("--out", type=Path, default=None, help="results directory (default: bench/ for a full run)")
     return parser
 
@@ -125,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
              ("w", "w_watch_cost", "the watch's cost (soaks with it off and on)",
               lambda: steady.watch_cost(args.partitions, args.watch_batches, 3, run_dir)),
              ("p", "profile", "profile of the job's steps", lambda: phases.profile(data, run_dir, 1_000_000)),
-             ("s", "s_scale", "(s) scale: partitions", lambda: scale.scale_phase(args, ROOT / ".local" / "bench", run_dir, log))]
+             ("j", "j_json_read", "json reading: Json.java against jackson-core", lambda: json_read.read_cost(run_dir)),
+             ("s", "s_scale", "(s) scale", lambda: scale.scale_phase(args, ROOT / ".local" / "bench", run_dir, log,
+                                                                   cfg.trigger_interval, interval_seconds(cfg.trigger_interval)))]
     for letter, key, title, run in steps:
         if letter in args.only:
             log(f"{title} ...")

@@ -144,18 +144,27 @@ def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, lo
     """The preloaded topic, written once per (lines, partitions, seed, format) and reused by later
     runs; its expected counts are cached next to it. A topic holding anything else is recreated."""
     topic = topic_name(lines, partitions, seed, log_format, ordered)
+    data = ensure_topic(topic, partitions, lines, cache, log, f"{lines} {log_format} records (seed {seed}, {minutes} minutes)",
+                        lambda: write(topic, partitions, lines, seed, minutes, log_format, ordered))
+    return Corpus(topic, lines, partitions, data["expected"], data["rejected"], data["value_bytes"], log_format,
+                  data["expected_series"], data["expected_lines"], ordered)
+
+
+def ensure_topic(topic: str, partitions: int, lines: int, cache: Path, log, what: str, generate) -> dict:
+    """A topic of `lines` records over `partitions`, written by generate() (which returns its
+    expectations) unless the topic already holds exactly that; the expectations are cached in
+    cache/<topic>.json. A topic holding anything else is recreated."""
     cached = cache / f"{topic}.json"
     ends = kafka_admin.end_offsets(topic) if kafka_admin.partition_count(topic) else {}
     data = json.loads(cached.read_text()) if cached.exists() else {}
     if "expected_lines" in data and sum(ends.values()) == lines and len(ends) == partitions:
         log(f"corpus: reusing topic {topic} ({lines} records)")
-    else:
-        if ends:
-            kafka_admin.delete_topic(topic)
-        log(f"corpus: generating {lines} {log_format} records (seed {seed}, {minutes} minutes) into {topic}")
-        kafka_admin.create_topic(topic, partitions)
-        data = write(topic, partitions, lines, seed, minutes, log_format, ordered)
-        cache.mkdir(parents=True, exist_ok=True)
-        cached.write_text(json.dumps(data))
-    return Corpus(topic, lines, partitions, data["expected"], data["rejected"], data["value_bytes"], log_format,
-                  data["expected_series"], data["expected_lines"], ordered)
+        return data
+    if ends:
+        kafka_admin.delete_topic(topic)
+    log(f"corpus: generating {what} into {topic}")
+    kafka_admin.create_topic(topic, partitions)
+    data = generate()
+    cache.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(data))
+    return data

@@ -20,18 +20,21 @@ NMT_LINE = re.compile(r"^-\s+(\S[^(]*?)\s+\(reserved=\d+KB, committed=(\d+)KB", 
 @dataclass(frozen=True)
 class BatchLog:
     """One committed batch as the driver logged it: end time (epoch s), records, and how long
-    its Spark job, MySQL commit and the whole batch took (ms)."""
+    its Spark job, MySQL commit and the whole batch took (ms); the counts rows its transaction
+    upserted (minutes and (minute, series) rows; 0 from a log without them)."""
 
     done: float
     records: int
     count_ms: int
     commit_ms: int
     batch_ms: int
+    rows: int = 0
 
 
 def batch_logs(text: str) -> list[BatchLog]:
     """The driver's batch lines (errorcount/observe/logline.py)."""
-    return [BatchLog(r.logged_at, r.integer("records"), r.integer("count_ms"), r.integer("commit_ms"), r.integer("batch_ms"))
+    return [BatchLog(r.logged_at, r.integer("records"), r.integer("count_ms"), r.integer("commit_ms"), r.integer("batch_ms"),
+                     sum(int(r.fields.get(key, 0)) for key in ("minutes", "series")))
             for r in logline.parse(text, logline.BATCH)]
 
 

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from bench import dimensions, recount, topics
+from bench import dimensions, json_read, recount, topics
 from bench import lines as bench_lines
 from bench.goals import goals, ratios, watch_cost
 
@@ -70,6 +70,7 @@ def markdown(results: dict) -> str:
     lines += profile_lines(results)
     lines += format_lines(results)
     lines += otlp_lines(results)
+    lines += json_read.markdown_lines(results.get("j_json_read"))
     lines += dimensions.markdown_lines(results)
     lines += bench_lines.markdown_lines(results)
     lines += topics.markdown_lines(results)

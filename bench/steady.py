@@ -108,12 +108,13 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float, log_dir: Path, **env: str) -> dict:
+def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float, log_dir: Path, name: str = "e-steady",
+                 **env: str) -> dict:
     """(e) The job at a fixed producer rate for WARM_UP_S + seconds, then IDLE_S with no input."""
     topic, job = f"bench-steady-{uuid.uuid4().hex[:8]}", "bench-steady"
     kafka_admin.create_topic(topic, partitions)
     conn, pool, expected = reset(), event_pool(Generator(99, 60)), Counter()
-    driver = procs.Driver(log_dir / "e-steady.log", job_env(job, topic, **env))
+    driver = procs.Driver(log_dir / f"{name}.log", job_env(job, topic, **env))
     try:
         sent = paced_produce(topic, partitions, 1, 1.01, pool, expected)  # one record: the query is up
         wait_for_driver(driver, lambda: sum(admin_db.stored_offsets(conn, job, topic).values()) == sent, 300,

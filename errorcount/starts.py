@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from errorcount import offsets, start_plan, store
+from errorcount.batch import sizing
 from errorcount.config.load import Config
 from errorcount.errors import ConfigError
 from errorcount.kafka import topic_metadata
@@ -27,10 +28,12 @@ class StartSettings:
     starting_offsets: str
     skip: bool  # ON_DATA_LOSS=skip
     retry_seconds: int
+    max_offsets_per_trigger: int = 0
 
     @classmethod
     def of(cls, cfg: Config) -> "StartSettings":
-        return cls(cfg.job_name, cfg.starting_offsets, cfg.on_data_loss == "skip", cfg.retry_seconds)
+        return cls(cfg.job_name, cfg.starting_offsets, cfg.on_data_loss == "skip", cfg.retry_seconds,
+                   cfg.max_offsets_per_trigger)
 
 
 class Starts:
@@ -71,6 +74,9 @@ class Starts:
             log.info("job %r: %s, resuming from %s", settings.job_name, logline.topics_read(
                 {topic: (state.topic_id, state.partitions) for topic, state in found.items()}), logline.brief(plan.offsets))
             log.debug("job %r: resuming from %s", settings.job_name, logline.format_value(plan.offsets))
+            advice = sizing.batch_advice(settings.max_offsets_per_trigger, sum(len(p) for p in partitions.values()))
+            if advice:
+                log.warning("job %r: %s", settings.job_name, advice)
         # No topic yet (a pattern): any that appears before Spark first lists them starts at its first record.
         begin = offsets.starting_offsets_json(partitions, plan.offsets) if found else "earliest"
         return start_plan.Resume(plan.offsets, sum(len(p) for p in partitions.values()), begin, plan.topic_ids,

@@ -126,12 +126,14 @@ class CommitStep:
         # while Spark read the next batch, and including any wait for the previous one). lag: records
         # behind the topic's end (as of the newest progress Spark reported: errorcount/observe/lag.py);
         # lag_s: seconds behind its newest record.
+        # minutes, series: the (minute) and (minute, series) rows the transaction upserts.
         # offsets: every partition's while they are few, else a summary (logline.brief); advanced:
         # the partitions this batch moved. The full list is in MySQL and at DEBUG.
         log.info("%s", logline.line(
             logline.BATCH, batch.batch_id, records=summary.records, log_records=summary.records_logged,
             errors=summary.errors, rejected=summary.rejected,
-            dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts), partitions=len(after),
+            dead_letters=len(summary.dead_letters), minutes=len(summary.minute_counts),
+            series=len(summary.series_counts), partitions=len(after),
             advanced=sum(1 for tp, o in after.items() if batch.before.get(tp) != o), offsets=logline.brief(after),
             plan=batch.plan, count_ms=int((batch.counted - batch.started) * 1000),
             commit_ms=int((done - commit_started) * 1000), batch_ms=int((done - batch.started) * 1000),

@@ -194,3 +194,30 @@ def test_the_app_corpus_is_reported_only_when_a_phase_read_it_and_the_variants_t
     recount = report.markdown({"meta": meta, "r_recount": {"catch_up": {"records_per_s": 1.0}, "recount": {"records_per_s": 1.0},
                                                             "ratio": 1.0, "best_ratio": 1.0, "rounds": [(1.0, 1.0)]}})
     assert "Corpus: 3,000,000 lines in topic `bench-app`" in recount and "| variant |" not in recount
+
+
+def test_scale_ratios_are_each_size_over_its_curves_first_and_the_goals_name_the_largest():
+    from bench import scale
+
+    def catch_up(rate, first_commit=10.0, rss=(500.0, 70.0)):
+        return {"records_per_s": rate, "first_commit_s": first_commit, "peak_rss_mb": {"jvm": rss[0], "python": rss[1]}}
+    found = {"lines": 1000, "minutes": 180,
+             "partitions": {"4": catch_up(100.0, 10.0), "512": catch_up(85.0), "2048": catch_up(40.0, 25.0)},
+             "topics": {"1": catch_up(200.0), "100": catch_up(150.0)},
+             "series": {"10": catch_up(100.0), "100000": catch_up(90.0, rss=(2000.0, 100.0))},
+             "table": {"0": {"rows_upserted": 1000, "commit_ms_total": 50},
+                       "50000000": {"rows_upserted": 1000, "commit_ms_total": 100}},
+             "history": {"525600": catch_up(50.0)},
+             "steady": {"4": {"latency_s": {"p99": 1.25}, "trigger_interval_s": 1.0},
+                        "512": {"latency_s": {"p99": 3.0}, "trigger_interval_s": 1.0}}}
+    assert scale.ratios(found) == {"partitions_512_over_4": 0.85, "partitions_2048_over_4": 0.4,
+                                   "topics_100_over_1": 0.75, "series_100000_over_10": 0.9,
+                                   "table_50m_over_empty": 0.5, "history_525600_over_180": 0.5,
+                                   "steady_512_over_4": 0.125}
+    met = {goal.split(":")[0]: (value, ok) for goal, value, ok in scale.goals(found)}
+    assert met == {"partitions_512_over_4": ("0.85 x", True), "partitions_2048_over_4": ("0.40 x", False),
+                   "topics_100_over_1": ("0.75 x", False), "series_100000_over_10": ("0.90 x", True),
+                   "table_50m_over_empty": ("0.50 x", False),
+                   "start -> first commit at 2,048 partitions <= 2 x at 4": ("2.5 x", False),
+                   "p99 - trigger at 512 partitions <= 0.5 s": ("2.00 s", False),
+                   "driver RSS at 100,000 series <= 2,048 MB": ("2,100 MB", False)}
