@@ -27,6 +27,7 @@ from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASES = "aqbcdgoxltkrefwpsj"
+OWN_REPORT = set("s")  # phases whose results have files of their own (RESULTS-scale.md)
 OWN_CORPUS = set("sj")  # phases that write and read corpora of their own, never the main one
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
 
@@ -144,10 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     results["meta"]["bench_minutes"] = (time.monotonic() - started) / 60
     if "s_scale" in results:
         scale.write(results["s_scale"], results["meta"], out)
-    report.write(results, out)
-    print(report.markdown(results))
-    log(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}; logs in {run_dir}")
-    print(report.ratios_text(results))
+        log(f"wrote {out / 'results-scale.json'} and {out / 'RESULTS-scale.md'}; logs in {run_dir}")
+    if set(args.only) - OWN_REPORT:  # (s) alone writes its own files only: a full run's results stay
+        report.write(results, out)
+        print(report.markdown(results))
+        log(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}; logs in {run_dir}")
+        print(report.ratios_text(results))
     return 0
 
 

@@ -72,14 +72,20 @@ def label(curve: str, size: str) -> str:
     return size
 
 
+def curve_sizes(found: dict, curve: str) -> dict:
+    """A curve's {size: figures}, smallest (its baseline) first whatever order they were stored in;
+    history's baseline is the partitions curve's 4-partition topic (the same corpus over args.minutes)."""
+    sizes = dict(found.get(curve) or {})
+    if curve == "history" and sizes and str(BASELINE) in found.get("partitions", {}):
+        sizes[str(found["minutes"])] = found["partitions"][str(BASELINE)]
+    return dict(sorted(sizes.items(), key=lambda item: int(item[0])))
+
+
 def ratios(found: dict) -> dict[str, float]:
-    """Each curve's sizes over its baseline (its first size; history: over the partitions curve's
-    4-partition topic, the same corpus over args.minutes)."""
+    """Each curve's sizes over its baseline, its smallest size."""
     measured = {}
     for curve in CURVES:
-        sizes = dict(found.get(curve) or {})
-        if curve == "history" and sizes and str(BASELINE) in found.get("partitions", {}):
-            sizes = {str(found["minutes"]): found["partitions"][str(BASELINE)], **sizes}
+        sizes = curve_sizes(found, curve)
         if len(sizes) < 2:
             continue
         (baseline, base), *rest = sizes.items()

@@ -15,6 +15,8 @@ TITLES = {"partitions": "Partitions of one topic", "topics": "Topics under one K
           "table": "The counts table's size (error_series_counts rows of earlier minutes, 100 series)",
           "history": "History: the 4-partition corpus over a year of event-time minutes",
           "steady": "Steady state at the same producer rate"}
+SHORT = {"partitions": "Partitions of one topic", "topics": "Topics under one pattern", "series": "Series (GROUP_BY)",
+         "table": "The counts table's size", "history": "Event-time minutes spanned", "steady": "Steady state, one rate"}
 X_LABELS = {"partitions": "partitions", "topics": "topics", "series": "series", "table": "rows already in the table",
             "history": "event-time minutes spanned", "steady": "partitions"}
 Y_LABELS = {"table": "commit rows/s over the empty table", "steady": "1 / (p99 - trigger) over 4 partitions"}
@@ -61,19 +63,12 @@ def steady_rows(sizes: dict) -> list[str]:
     return rows
 
 
-def curve_sizes(found: dict, curve: str) -> dict:
-    sizes = dict(found.get(curve) or {})
-    if curve == "history" and str(scale.BASELINE) in found.get("partitions", {}):
-        sizes = {str(found["minutes"]): found["partitions"][str(scale.BASELINE)], **sizes}
-    return sizes
-
-
 def markdown(found: dict, meta: dict, measured: dict, goals: list, plots: dict[str, str]) -> str:
     lines = [f"# Scale ({meta['date']})", "", f"`{meta['command']}` on {meta['machine']}.", "",
              f"Every size is a fresh job read to its end, its counts checked exact; {fmt(found['lines'])} lines "
              f"per size unless said, spread over {found['minutes']} minutes.", ""]
     for curve in scale.CURVES:
-        sizes = curve_sizes(found, curve)
+        sizes = scale.curve_sizes(found, curve)
         if not sizes:
             continue
         lines += [f"## {TITLES[curve]}", ""]
@@ -96,24 +91,29 @@ def plot(found: dict, measured: dict, out: Path) -> dict[str, str]:
     size (log scale), the 0.8 goal dashed; returns {curve: file name}."""
     drawn = {}
     for curve in scale.CURVES:
-        sizes = curve_sizes(found, curve)
+        sizes = scale.curve_sizes(found, curve)
         if len(sizes) < 2:
             continue
         baseline = next(iter(sizes))
-        xs = [max(int(size), 1) for size in sizes]
+        # the table's sizes start at 0: evenly spaced and labelled; the others on a log scale
+        xs = list(range(len(sizes))) if curve == "table" else [int(size) for size in sizes]
         ys = [1.0] + [measured[f"{curve}_{scale.label(curve, size)}_over_{scale.label(curve, baseline)}"]
                       for size in list(sizes)[1:]]
         figure, axes = pyplot.subplots(figsize=(5, 3.2))
         axes.plot(xs, ys, marker="o")
-        axes.axhline(scale.GOAL, linestyle="--", color="grey", label=f"goal {scale.GOAL}")
+        if curve != "steady":  # its goal is p99 - trigger itself (the table above)
+            axes.axhline(scale.GOAL, linestyle="--", color="grey", label=f"goal {scale.GOAL}")
         axes.axhline(1.0, linewidth=0.5, color="black")
-        axes.set_xscale("symlog" if curve == "table" else "log")
+        if curve != "table":
+            axes.set_xscale("log")
+        axes.margins(x=0.1)
         axes.set_xticks(xs, [scale.label(curve, size) if curve == "table" else fmt(int(size)) for size in sizes])
         axes.set_ylim(0, max(1.1, max(ys) * 1.1))
         axes.set_xlabel(X_LABELS[curve])
         axes.set_ylabel(Y_LABELS.get(curve, f"records/s over {scale.label(curve, baseline)}"))
-        axes.set_title(TITLES[curve].split(" (")[0].split(":")[0], fontsize=10)
-        axes.legend(fontsize=8)
+        axes.set_title(SHORT[curve], fontsize=10)
+        if curve != "steady":
+            axes.legend(fontsize=8)
         figure.tight_layout()
         name = f"scale-{curve}.png"
         figure.savefig(out / name, dpi=90)

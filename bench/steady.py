@@ -116,7 +116,9 @@ def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float,
     conn, pool, expected = reset(), event_pool(Generator(99, 60)), Counter()
     driver = procs.Driver(log_dir / f"{name}.log", job_env(job, topic, **env))
     try:
-        sent = paced_produce(topic, partitions, 1, 1.01, pool, expected)  # one record: the query is up
+        # a record on every partition first: the query is up and Spark's reader has opened a consumer for
+        # each (at 512 partitions the first batch that reads them all takes tens of seconds)
+        sent = paced_produce(topic, partitions, partitions, 1.01, pool, expected)
         wait_for_driver(driver, lambda: sum(admin_db.stored_offsets(conn, job, topic).values()) == sent, 300,
                         "the steady-state job to start")
         since = time.time() + WARM_UP_S

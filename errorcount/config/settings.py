@@ -101,7 +101,9 @@ SETTINGS: tuple[Setting, ...] = (
                  "ErrorcountMinutesNotCompleting) wait three triggers, at least 10 minutes."),
     Setting("MAX_OFFSETS_PER_TRIGGER", int, "500000", "most records per micro-batch (0 = no limit)",
             note="Bounds batch size and memory while catching up on a backlog. Kafka records: with LOG_FORMAT=otlp, "
-                 "requests of many log records each (divide by their typical count, e.g. 5000 for requests of 100)."),
+                 "requests of many log records each (divide by their typical count, e.g. 5000 for requests of 100). "
+                 "Spark's reader costs ~5 ms of CPU per partition and batch: below 5 000 records per partition read, "
+                 "a start logs a warning with the share of a catch-up that costs (docs/performance.md, 'Scale')."),
     Setting("SINGLE_TASK_MAX_RECORDS", int, "10000",
             "batches of at most this many records run as one Spark task, without a shuffle (0 = never)",
             note="Larger batches, and batches that read more than 8 partitions (each partition's read has a fixed cost "
