@@ -55,6 +55,9 @@ def test_a_pattern_over_50_topics_one_of_512_partitions_is_counted_exactly_throu
         assert {topic: int(n) for topic, n in ledger} == {topic: len(events) for topic, events in written.items()}
         assert len(stored_offsets(admin, job, topics[0])) == WIDE
         assert f"50 topics ({WIDE + 49 * 2} partitions)" in restarted.log()  # the start's summary line, not one per topic
+        # 2 500 records a batch over 610 partitions: the start warns that Spark's per-partition cost dominates
+        assert f"MAX_OFFSETS_PER_TRIGGER=2500 over {WIDE + 49 * 2} partitions reads at most {2500 // (WIDE + 49 * 2)} " \
+               "records per partition" in restarted.log()
         assert restarted.stop() == 0, restarted.log()[-3000:]
     finally:
         for topic in topics:
