@@ -45,7 +45,8 @@ def read_cost(run_dir: Path, corpus_values: int = 500_000, differential_values: 
     class_path = f"{ROOT / '.local' / 'java' / 'errorcount-classify.jar'}:{pyspark_jars}/*"
     classes = run_dir / "json-read-classes"
     subprocess.run(["javac", "--release", "17", "-d", str(classes), "-cp", class_path,
-                    str(ROOT / "bench" / "java" / "errorcount" / "JsonRead.java")], check=True, timeout=300)
+                    *(str(ROOT / "bench" / "java" / "errorcount" / f"{name}.java") for name in ("JsonRead", "ValueFile"))],
+                   check=True, timeout=300)
     rng = random.Random(seed)
     found = {}
     corpus = run_dir / "json-corpus.bin"

@@ -119,7 +119,8 @@ def decode_cost(seed: int, minutes: int, run_dir: Path, lines: int = 500_000) ->
     classes = run_dir / "otlp-decode-classes"
     path_list = f"{ROOT / '.local' / 'java' / 'errorcount-classify.jar'}:{jars}/*:{pyspark_jars}/*"
     subprocess.run(["javac", "--release", "17", "-d", str(classes), "-cp", path_list,
-                    str(ROOT / "bench" / "java" / "errorcount" / "OtlpDecode.java")], check=True, timeout=300)
+                    *(str(ROOT / "bench" / "java" / "errorcount" / f"{name}.java") for name in ("OtlpDecode", "ValueFile"))],
+                   check=True, timeout=300)
     settings = "LOG_FORMAT=otlp;OTLP_ENCODING=proto;OTLP_ERROR_SEVERITY=17;ERROR_LEVELS=ERROR;COUNT_LINES=false;" \
                "GROUP_BY=resource:service.name;PATH_DEPTH=1"
     out = subprocess.run(["java", "-Xmx2g", "-cp", f"{classes}:{path_list}", "errorcount.OtlpDecode", str(path),

@@ -3,8 +3,6 @@ package errorcount;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import java.io.DataInputStream;
-import java.io.FileInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,7 +23,7 @@ public final class JsonRead {
     private static long sink;
 
     public static void main(String[] args) throws Exception {
-        List<byte[]> values = read(args[0]);
+        List<byte[]> values = ValueFile.read(args[0]);
         String[] fields = args[1].split(",");
         JsonFields ours = new JsonFields(bytesList(fields));
         Jackson theirs = new Jackson(fields);
@@ -251,17 +249,5 @@ public final class JsonRead {
 
     private static String quote(String text) {
         return text.length() > 120 ? text.substring(0, 120) + "..." : text;
-    }
-
-    private static List<byte[]> read(String path) throws Exception {
-        List<byte[]> values = new ArrayList<>();
-        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(new FileInputStream(path)))) {
-            while (in.available() > 0) {
-                byte[] value = new byte[in.readInt()];
-                in.readFully(value);
-                values.add(value);
-            }
-        }
-        return values;
     }
 }

@@ -5,8 +5,6 @@ import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.logs.v1.LogRecord;
 import io.opentelemetry.proto.logs.v1.ResourceLogs;
 import io.opentelemetry.proto.logs.v1.ScopeLogs;
-import java.io.DataInputStream;
-import java.io.FileInputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,7 +24,7 @@ public final class OtlpDecode {
     private static long sink;
 
     public static void main(String[] args) throws Exception {
-        List<byte[]> values = read(args[0]);
+        List<byte[]> values = ValueFile.read(args[0]);
         long records = Long.parseLong(args[1]);
         OtlpProto.Wanted wanted = new OtlpProto.Wanted(new byte[][] {SERVICE, null}, new byte[][] {null,
             "http.route".getBytes(java.nio.charset.StandardCharsets.UTF_8)}, -1);
@@ -91,17 +89,5 @@ public final class OtlpDecode {
             System.out.println();  // reads the sink, so no pass is dead code
         }
         return best;
-    }
-
-    private static List<byte[]> read(String path) throws Exception {
-        List<byte[]> values = new ArrayList<>();
-        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(new FileInputStream(path)))) {
-            while (in.available() > 0) {
-                byte[] value = new byte[in.readInt()];
-                in.readFully(value);
-                values.add(value);
-            }
-        }
-        return values;
     }
 }
