@@ -150,6 +150,15 @@ def ensure(lines: int, partitions: int, seed: int, minutes: int, cache: Path, lo
                   data["expected_series"], data["expected_lines"], ordered)
 
 
+def combined(parts: list[Corpus]) -> Corpus:
+    """App corpora read together: the topic their comma-separated list, the expectation the sum of theirs."""
+    expected: Counter[str] = Counter()
+    for part in parts:
+        expected.update(part.expected)
+    return Corpus(",".join(part.topic for part in parts), sum(part.lines for part in parts), parts[0].partitions,
+                  dict(expected), sum(part.rejected for part in parts), sum(part.value_bytes for part in parts))
+
+
 def ensure_topic(topic: str, partitions: int, lines: int, cache: Path, log, what: str, generate) -> dict:
     """A topic of `lines` records over `partitions`, written by generate() (which returns its
     expectations) unless the topic already holds exactly that; the expectations are cached in

@@ -121,7 +121,8 @@ def goals(found: dict) -> list[tuple[str, str, bool]]:
 
 def write(found: dict, meta: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results-scale.json").write_text(json.dumps({"meta": meta, "s_scale": found, "ratios": ratios(found)},
+    measured = ratios(found)
+    (out / "results-scale.json").write_text(json.dumps({"meta": meta, "s_scale": found, "ratios": measured},
                                                        indent=2, sort_keys=True) + "\n")
-    plots = scale_report.plot(found, ratios(found), out)
-    (out / "RESULTS-scale.md").write_text(scale_report.markdown(found, meta, ratios(found), goals(found), plots))
+    plots = scale_report.plot(found, measured, out)
+    (out / "RESULTS-scale.md").write_text(scale_report.markdown(found, meta, measured, goals(found), plots))

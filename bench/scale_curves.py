@@ -29,15 +29,10 @@ def topics_curve(args, cache: Path, run_dir: Path, log) -> dict:
     KAFKA_TOPIC_PATTERN; the corpus's topic is their list, its expectation the sum of theirs."""
     found = {}
     for count in TOPICS:
-        per_topic, parts = args.scale_lines // count, []
-        for number in range(count):
-            topic = f"bench-v{corpora.CORPUS_VERSION}-scale{per_topic}-t{count}-{number:03d}"
-            parts.append((topic, app_topic(topic, per_topic, args.seed + 1000 + number, args.minutes, cache, log)))
-        expected = Counter()
-        for _topic, data in parts:
-            expected.update(data["expected"])
-        data = corpora.Corpus(",".join(topic for topic, _ in parts), per_topic * count, TOPIC_PARTITIONS, dict(expected),
-                              sum(d["rejected"] for _, d in parts), sum(d["value_bytes"] for _, d in parts))
+        per_topic = args.scale_lines // count
+        parts = [app_topic(f"bench-v{corpora.CORPUS_VERSION}-scale{per_topic}-t{count}-{number:03d}", per_topic,
+                           args.seed + 1000 + number, args.minutes, cache, log) for number in range(count)]
+        data = corpora.combined(parts)
         pattern = f"bench-v{corpora.CORPUS_VERSION}-scale{per_topic}-t{count}-[0-9]+"
         found[str(count)] = figures = phases.spark_catch_up(data, run_dir, f"s-topics-{count}", KAFKA_TOPIC="",
                                                             KAFKA_TOPIC_PATTERN=pattern)
@@ -45,10 +40,11 @@ def topics_curve(args, cache: Path, run_dir: Path, log) -> dict:
     return found
 
 
-def app_topic(topic: str, lines: int, seed: int, minutes: int, cache: Path, log) -> dict:
-    """An app corpus of TOPIC_PARTITIONS partitions under its own name; its expectations."""
-    return corpora.ensure_topic(topic, TOPIC_PARTITIONS, lines, cache, log, f"{lines} app records (seed {seed})",
+def app_topic(topic: str, lines: int, seed: int, minutes: int, cache: Path, log) -> corpora.Corpus:
+    """An app corpus of TOPIC_PARTITIONS partitions under its own name."""
+    data = corpora.ensure_topic(topic, TOPIC_PARTITIONS, lines, cache, log, f"{lines} app records (seed {seed})",
                                 lambda: corpora.write(topic, TOPIC_PARTITIONS, lines, seed, minutes))
+    return corpora.Corpus(topic, lines, TOPIC_PARTITIONS, data["expected"], data["rejected"], data["value_bytes"])
 
 
 def series_corpus(lines: int, values: int, seed: int, minutes: int, cache: Path, log) -> corpora.Corpus:
@@ -142,11 +138,10 @@ def table_curve(args, cache: Path, run_dir: Path, log) -> dict:
 def history_curve(args, cache: Path, run_dir: Path, log) -> dict:
     """The partitions curve's 4-partition corpus spread over a year of minutes instead of args.minutes."""
     topic = f"bench-v{corpora.CORPUS_VERSION}-history{YEAR_MINUTES}-{args.scale_lines}-p4-s{args.seed}"
-    data = app_topic(topic, args.scale_lines, args.seed, YEAR_MINUTES, cache, log)
-    corpus = corpora.Corpus(topic, args.scale_lines, 4, data["expected"], data["rejected"], data["value_bytes"])
+    corpus = app_topic(topic, args.scale_lines, args.seed, YEAR_MINUTES, cache, log)
     figures = phases.spark_catch_up(corpus, run_dir, "s-history")
-    log(f"(s) a year of minutes: {figures['records_per_s']:,.0f} records/s over {len(data['expected']):,} minutes")
-    return {str(YEAR_MINUTES): {**figures, "minutes_with_errors": len(data["expected"])}}
+    log(f"(s) a year of minutes: {figures['records_per_s']:,.0f} records/s over {len(corpus.expected):,} minutes")
+    return {str(YEAR_MINUTES): {**figures, "minutes_with_errors": len(corpus.expected)}}
 
 
 def steady_curve(args, trigger: str, trigger_s: float, run_dir: Path, log) -> dict:

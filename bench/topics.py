@@ -2,7 +2,6 @@
 cut in TOPICS, a quarter of the lines each, read through one KAFKA_TOPIC list) against (b) on the
 single corpus topic, alternating, in the same run; every count checked exact."""
 
-from collections import Counter
 from pathlib import Path
 
 from bench import corpus as corpora
@@ -18,12 +17,7 @@ def split_corpus(args, cache: Path, log) -> corpora.Corpus:
     topic is their KAFKA_TOPIC list and whose expectation is the sum of theirs."""
     parts = [corpora.ensure(args.lines // TOPICS, args.partitions, args.seed + 100 + number, args.minutes, cache, log)
              for number in range(TOPICS)]
-    expected: Counter = Counter()
-    for part in parts:
-        expected.update(part.expected)
-    return corpora.Corpus(",".join(part.topic for part in parts), sum(part.lines for part in parts), args.partitions,
-                          dict(expected), sum(part.rejected for part in parts), sum(part.value_bytes for part in parts))
-
+    return corpora.combined(parts)
 
 def topics_phase(args, single: corpora.Corpus, cache: Path, run_dir: Path, log) -> dict:
     several = split_corpus(args, cache, log)

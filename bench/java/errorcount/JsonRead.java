@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -239,12 +238,12 @@ public final class JsonRead {
         }
     }
 
-    private static byte[][] bytesOf(String[] names) {
-        return Arrays.stream(names).map(n -> n.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
-    }
-
-    static List<byte[]> bytesList(String[] names) {
-        return new ArrayList<>(Arrays.asList(bytesOf(names)));
+    private static List<byte[]> bytesList(String[] names) {
+        List<byte[]> list = new ArrayList<>();
+        for (String name : names) {
+            list.add(name.getBytes(StandardCharsets.UTF_8));
+        }
+        return list;
     }
 
     private static String quote(String text) {
