@@ -36,9 +36,10 @@ def source(spark, log_format: str, count: int = 3000) -> DataFrame:
 
 def one_pass(df: DataFrame, contract: Contract, slots: int, bounds) -> list:
     jvm = session.jvm(df.sparkSession)
-    text = "".join(f"{topic}\t{','.join(str(bounds.get(TopicPartition(topic, p), (None, None))[0] or '') for p in range(3))}"
-                   f"\t{','.join(str(bounds.get(TopicPartition(topic, p), (None, None))[1] or '') for p in range(3))}\n"
-                   for topic in sorted({tp.topic for tp in bounds}))
+    def listed(topic: str, which: int) -> str:
+        values = (bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(3))
+        return ",".join("" if value is None else str(value) for value in values)
+    text = "".join(f"{topic}\t{listed(topic, 0)}\t{listed(topic, 1)}\n" for topic in sorted({tp.topic for tp in bounds}))
     jdf = jvm.errorcount.OnePass.apply(df._jdf, contract.to_java(jvm), slots, text)
     return DataFrame(jdf, df.sparkSession).collect()
 
