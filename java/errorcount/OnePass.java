@@ -26,23 +26,33 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
             + "records bigint, log_records bigint, errors bigint, rejected bigint, min_offset bigint, max_offset bigint, "
             + "reject_reason string, raw_value binary, newest_ms bigint";
     private static final int RAW_PREFIX_BYTES = 1024;
+    private static final int TOPIC_CHARS = 64;  // dimensions.VALUE_BYTES: Kafka topic names are ASCII
 
     private final ClassifyLine classifier;
     private final boolean everyLine;
     private final long slots;
     private final Map<String, long[][]> bounds;  // topic -> {firsts, ends} per partition (-1: none)
+    private final boolean byTopic;               // GROUP_BY names topic: a series ends with the record's topic
 
-    OnePass(Map<String, String> settings, long slots, Map<String, long[][]> bounds) {
+    OnePass(Map<String, String> settings, long slots, Map<String, long[][]> bounds, boolean byTopic) {
         this.classifier = new ClassifyLine(settings);
         this.everyLine = "true".equals(settings.get("COUNT_LINES"));
         this.slots = slots;
         this.bounds = bounds;
+        this.byTopic = byTopic;
     }
 
-    /** source: value, topic, partition, offset[, timestamp]; bounds as "topic\tfirst,first,..\tend,end,..\n" lines. */
-    public static Dataset<Row> apply(Dataset<Row> source, Map<String, String> settings, long slots, String bounds) {
+    /**
+     * source: Kafka rows with value, topic, partition, offset[, timestamp]; settings: the classifier's
+     * (GROUP_BY without topic); bounds as "topic\tfirst,first,..\tend,end,..\n" lines ("" for none).
+     */
+    public static Dataset<Row> apply(Dataset<Row> source, Map<String, String> settings, long slots, String bounds,
+            boolean byTopic) {
         StructType schema = StructType.fromDDL(SCHEMA);
-        return source.mapPartitions(new OnePass(settings, slots, parse(bounds)), Encoders.row(schema));
+        boolean timed = java.util.Arrays.asList(source.columns()).contains("timestamp");
+        Dataset<Row> read = timed ? source.select("value", "topic", "partition", "offset", "timestamp")
+                : source.select("value", "topic", "partition", "offset");
+        return read.mapPartitions(new OnePass(settings, slots, parse(bounds), byTopic), Encoders.row(schema));
     }
 
     static Map<String, long[][]> parse(String text) {
@@ -92,18 +102,25 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
             int code = (int) (packed & ((1 << Outcome.CODE_BITS) - 1));
             boolean error = code == Outcome.ERROR, line = error || code == Outcome.VALID;
             Long minute = line && (everyLine || error) ? packed >> Outcome.CODE_BITS : null;
-            Object series = classified.get(1);
+            Object labels = classified.get(1);
+            String series = labels == null ? null : labels.toString();
+            if (byTopic && (everyLine ? line : error)) {  // as classify_stages: concat_ws skips a null series
+                String named = topic.length() > TOPIC_CHARS ? topic.substring(0, TOPIC_CHARS) : topic;
+                series = series == null ? named : series + Grouping.SEPARATOR + named;
+            }
             Long slot = !line && slots > 0 ? Math.floorMod(offset, slots) : null;
             boolean counted = everyLine ? line : error;
             Integer keyPartition = counted && inside(topic, partition, offset) ? null : partition;
-            Key key = new Key(topic, keyPartition, minute, series == null ? null : series.toString(), slot);
+            Key key = new Key(topic, keyPartition, minute, series, slot);
             Group group = groups.computeIfAbsent(key, k -> new Group());
             group.records++;
             group.errors += error ? 1 : 0;
             group.minOffset = Math.min(group.minOffset, offset);
             group.maxOffset = Math.max(group.maxOffset, offset);
             if (row.length() > 4 && !row.isNullAt(4)) {
-                group.newest = Math.max(group.newest, ((java.sql.Timestamp) row.get(4)).getTime());
+                Object time = row.get(4);  // an Instant with spark.sql.datetime.java8API.enabled
+                group.newest = Math.max(group.newest, time instanceof java.time.Instant instant ? instant.toEpochMilli()
+                        : ((java.sql.Timestamp) time).getTime());
             }
             if (!line) {
                 group.rejected++;

@@ -19,7 +19,7 @@ from errorcount.tools import samples
 START = datetime(2031, 4, 1, 12, 0)
 
 
-def source(spark, log_format: str, count: int = 3000) -> DataFrame:
+def source(spark, log_format: str, count: int = 3000, timed: bool = False) -> DataFrame:
     """Kafka-shaped rows of generated samples (and the bad values) over 2 topics x 3 partitions,
     each topic-partition in one task, in offset order."""
     rng = random.Random(7)
@@ -29,8 +29,9 @@ def source(spark, log_format: str, count: int = 3000) -> DataFrame:
         tp = (rng.choice(("a", "b")), rng.randrange(3))
         offset = next_offset.get(tp, 100 * tp[1])
         next_offset[tp] = offset + 1
-        rows.append((event.value, tp[0], tp[1], offset))
-    df = spark.createDataFrame(rows, "value binary, topic string, partition int, offset long")
+        rows.append((event.value, tp[0], tp[1], offset, datetime(2031, 4, 1, 12, rng.randrange(60), rng.randrange(60))))
+    df = spark.createDataFrame(rows, "value binary, topic string, partition int, offset long, timestamp timestamp")
+    df = df if timed else df.drop("timestamp")
     return df.repartition(2, "topic", "partition").sortWithinPartitions("topic", "partition", "offset")
 
 
@@ -40,21 +41,22 @@ def one_pass(df: DataFrame, contract: Contract, slots: int, bounds) -> list:
         values = (bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(3))
         return ",".join("" if value is None else str(value) for value in values)
     text = "".join(f"{topic}\t{listed(topic, 0)}\t{listed(topic, 1)}\n" for topic in sorted({tp.topic for tp in bounds}))
-    jdf = jvm.errorcount.OnePass.apply(df._jdf, contract.to_java(jvm), slots, text)
+    jdf = jvm.errorcount.OnePass.apply(df._jdf, contract.to_java(jvm), slots, text, contract.by_topic)
     return DataFrame(jdf, df.sparkSession).collect()
 
 
 CONTRACTS = [Contract.with_settings(), Contract.with_settings(GROUP_BY="level"),
              Contract.with_settings(GROUP_BY="level", COUNT_LINES="true"),
              Contract.with_settings(LOG_FORMAT="access", GROUP_BY="path,status"),
+             Contract.with_settings(GROUP_BY="topic"), Contract.with_settings(GROUP_BY="topic,level", COUNT_LINES="true"),
              Contract.with_settings(LOG_FORMAT="json", ERROR_LEVELS="ERROR,50", GROUP_BY="field:service.name,level",
                                     COUNT_LINES="true")]
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda c: f"{c['LOG_FORMAT']}-{c['GROUP_BY']}-{c['COUNT_LINES']}")
-@pytest.mark.parametrize("slots, bounded", [(0, False), (5, False), (5, True)])
-def test_the_one_pass_summarizes_as_the_aggregate_does(spark, contract, slots, bounded):
-    df = source(spark, contract["LOG_FORMAT"])
+@pytest.mark.parametrize("slots, bounded, timed", [(0, False, False), (5, False, True), (5, True, False)])
+def test_the_one_pass_summarizes_as_the_aggregate_does(spark, contract, slots, bounded, timed):
+    df = source(spark, contract["LOG_FORMAT"], timed=timed)
     bounds = {TopicPartition(t, p): (100 * p, 100 * p + 400) for t in ("a", "b") for p in range(3)} if bounded else None
     every_line = contract.every_line
     expected = summarize(batch_summary_df(classify_lines_df(df, contract), slots, bounds, every_line).collect(),
