@@ -63,3 +63,22 @@ def test_the_one_pass_summarizes_as_the_aggregate_does(spark, contract, slots, b
                          every_line=every_line)
     got = summarize(one_pass(df, contract, slots, bounds or {}), every_line=every_line)
     assert got == expected
+
+
+@pytest.mark.parametrize("log_format", ["app", "access", "json"])
+def test_the_one_pass_summarizes_mutated_values_as_the_aggregate_does(spark, log_format):
+    """The differential tests' generated and mutated values (DIFFERENTIAL_VALUES of them), bad bytes included."""
+    import os
+
+    from tests.unit.pipeline.contract_cases import mutated
+    from tests.unit.pipeline.test_classify_formats_differential import values_of
+    count = int(os.environ.get("DIFFERENTIAL_VALUES", "20000"))
+    values = mutated(count, seed=20261124) if log_format == "app" else values_of(log_format, count, 20261124)
+    rows = [(value, "ab"[index % 2], index % 3, index) for index, value in enumerate(values)]
+    df = (spark.createDataFrame(rows, "value binary, topic string, partition int, offset long")
+          .repartition(2, "topic", "partition"))
+    settings = {"app": {}, "access": {"LOG_FORMAT": "access"}, "json": {"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}}
+    contract = Contract.with_settings(**settings[log_format], GROUP_BY="level" if log_format != "access" else "status",
+                                      COUNT_LINES="true")
+    expected = summarize(batch_summary_df(classify_lines_df(df, contract), 7, None, True).collect(), every_line=True)
+    assert summarize(one_pass(df, contract, 7, {}), every_line=True) == expected
