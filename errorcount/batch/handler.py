@@ -50,13 +50,17 @@ class BatchSettings:
     requests: bool = False  # LOG_FORMAT=otlp: a Kafka record is a request of any number of log records
     lateness_s: int = 0
     seen_wait_s: float = 2.0  # two looks of the end observer: its ends no batch stored by then are stored alone
+    # COUNT_PASS=one_pass: the batches hold Kafka rows, classified and counted in one pass under this
+    # contract (errorcount/pipeline/one_pass.py); None: they hold classify_lines_df rows
+    one_pass: Contract | None = None
 
     @classmethod
     def of(cls, cfg: Config, contract: Contract | None = None) -> "BatchSettings":
         """From the job's Config and the `contract` its query classifies with (Contract.of(cfg) by default)."""
         contract = contract or Contract.of(cfg)
         return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
-                   contract.every_line, contract.otlp, cfg.lateness, 2 * look_interval(cfg.trigger_interval))
+                   contract.every_line, contract.otlp, cfg.lateness, 2 * look_interval(cfg.trigger_interval),
+                   contract if cfg.count_pass == "one_pass" else None)
 
 
 ONE_TASK_MAX_PARTITIONS = 8  # partitions a one-task batch reads at most (runs_as_one_task)
@@ -97,7 +101,7 @@ class BatchCommitter:
                  topic_now: Callable[[list[str]], dict[str, str | None]] | None = None, hooks: Hooks = NO_FAULTS,
                  marks: Marks | None = None):
         self.dead_letter_limit, self.single_task_max = settings.dead_letter_limit, settings.single_task_max_records
-        self.count_lines = settings.count_lines
+        self.count_lines, self.one_pass = settings.count_lines, settings.one_pass
         # log records per Kafka record in the last batch (an OTLP request holds many: unknown before one)
         self.rows_per_record: float | None = None if settings.requests else 1.0
         self.hooks = hooks
@@ -123,7 +127,7 @@ class BatchCommitter:
         return self.step.stored
 
     def __call__(self, batch_df: DataFrame, batch_id: int) -> None:
-        """foreachBatch: `batch_df` holds one batch's classify_lines_df rows."""
+        """foreachBatch: `batch_df` holds one batch's classify_lines_df rows (Kafka rows with BatchSettings.one_pass)."""
         with self._lock:
             if self._stopping:
                 return  # stop requested: leave the batch uncommitted, it is read again next start
@@ -171,7 +175,7 @@ class BatchCommitter:
         one_task = runs_as_one_task(self.planned_reads(batch_id, ends), self.rows_per_record, self.single_task_max)
         cores = batch_df.sparkSession.sparkContext.defaultParallelism
         summary = count_planned(batch_df, self.slots, self.dead_letter_limit, 1 if one_task else cores,
-                                self.hooks, self.expected, ends, self.count_lines)
+                                self.hooks, self.expected, ends, self.count_lines, self.one_pass)
         # Spark's planned end also moves past transaction markers and aborted records, which the
         # rows never show: a batch of only those commits its offsets too, so nothing stalls.
         after = offsets.batch_end(self.expected, summary.ranges, ends)

@@ -99,12 +99,17 @@ def _inside(bounds: Bounds) -> Column:
     def by_topic(which: int) -> Column:
         entries = []
         for topic in sorted({tp.topic for tp in bounds}):
-            size = max(tp.partition for tp in bounds if tp.topic == topic) + 1
-            values = (bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(size))
-            text = ",".join("" if value is None else str(value) for value in values)  # "": null
-            entries += [F.lit(topic), F.split(F.lit(text), ",").try_cast("array<bigint>")]
+            entries += [F.lit(topic), F.split(F.lit(bounds_listed(bounds, topic, which)), ",").try_cast("array<bigint>")]
         return F.try_element_at(F.try_element_at(F.create_map(*entries), F.col("topic")), F.col("partition") + 1)
     return (F.col("offset") >= by_topic(0)) & (F.col("offset") < by_topic(1))
+
+
+def bounds_listed(bounds: Bounds, topic: str, which: int) -> str:
+    """The first offsets (`which` 0) or ends (1) of `topic`'s partitions 0, 1, ... as one text of
+    numbers joined by commas, "" for a partition the bounds do not name."""
+    size = max(tp.partition for tp in bounds if tp.topic == topic) + 1
+    values = (bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(size))
+    return ",".join("" if value is None else str(value) for value in values)
 
 
 @once_per_app

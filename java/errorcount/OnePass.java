@@ -1,41 +1,48 @@
 package errorcount;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * One pass per task (work in progress, not wired in): each Kafka record of the task classified
- * (ClassifyLine) and counted into the same groups errorcount/pipeline/aggregate.py's
- * batch_summary_df makes (topic, partition, minute, series, dead_slot), emitted as rows of
- * summary.FIELDS. The driver's fold (summary.summarize) adds rows of one group from several tasks,
- * so no shuffle is needed: a topic-partition is never split across tasks. Line formats only (otlp
- * keeps the aggregate).
+ * Classify and count in one pass per task (errorcount/pipeline/one_pass.py): each Kafka record of
+ * the task is classified (ClassifyLine, or ClassifyOtlp's outcome per log record) and counted into
+ * the groups errorcount/pipeline/aggregate.py's batch_summary_df makes (topic, partition, minute,
+ * series, dead slot) in the task's GroupTable, emitted as rows of summary.FIELDS. The driver's fold
+ * (summary.summarize) adds up rows of one group from several tasks, so no shuffle is needed: Spark's
+ * Kafka source never splits a topic-partition across tasks, so each dead slot is picked whole.
  */
 public final class OnePass implements MapPartitionsFunction<Row, Row> {
     private static final long serialVersionUID = 1L;
     public static final String SCHEMA = "topic string, partition int, minute bigint, series string, dead_slot bigint, "
             + "records bigint, log_records bigint, errors bigint, rejected bigint, min_offset bigint, max_offset bigint, "
             + "reject_reason string, raw_value binary, newest_ms bigint";
-    private static final int RAW_PREFIX_BYTES = 1024;
+    private static final int RAW_PREFIX_BYTES = 1024;  // classify.RAW_PREFIX_BYTES
     private static final int TOPIC_CHARS = 64;  // dimensions.VALUE_BYTES: Kafka topic names are ASCII
+    private static final UTF8String SEPARATOR = UTF8String.fromString(String.valueOf(Grouping.SEPARATOR));
+    private static final Object[] NO_OUTCOME = {null, null};  // an OTLP request without log records
 
-    private final ClassifyLine classifier;
+    private final ClassifyLine line;  // null with LOG_FORMAT=otlp
+    private final ClassifyOtlp otlp;
     private final boolean everyLine;
     private final long slots;
     private final Map<String, long[][]> bounds;  // topic -> {firsts, ends} per partition (-1: none)
     private final boolean byTopic;               // GROUP_BY names topic: a series ends with the record's topic
 
     OnePass(Map<String, String> settings, long slots, Map<String, long[][]> bounds, boolean byTopic) {
-        this.classifier = new ClassifyLine(settings);
+        boolean requests = "otlp".equals(settings.get("LOG_FORMAT"));
+        this.line = requests ? null : new ClassifyLine(settings);
+        this.otlp = requests ? new ClassifyOtlp(settings) : null;
         this.everyLine = "true".equals(settings.get("COUNT_LINES"));
         this.slots = slots;
         this.bounds = bounds;
@@ -44,25 +51,25 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
 
     /**
      * source: Kafka rows with value, topic, partition, offset[, timestamp]; settings: the classifier's
-     * (GROUP_BY without topic); bounds as "topic\tfirst,first,..\tend,end,..\n" lines ("" for none).
+     * (GROUP_BY without topic: byTopic says); slots: dead-letter slots per partition (0: none);
+     * bounds: "topic\tfirst,first,..\tend,end,..\n" per topic, a partition's first offset and end
+     * ("" for a partition without) as aggregate._inside reads them.
      */
     public static Dataset<Row> apply(Dataset<Row> source, Map<String, String> settings, long slots, String bounds,
             boolean byTopic) {
-        StructType schema = StructType.fromDDL(SCHEMA);
-        boolean timed = java.util.Arrays.asList(source.columns()).contains("timestamp");
+        boolean timed = Arrays.asList(source.columns()).contains("timestamp");
         Dataset<Row> read = timed ? source.select("value", "topic", "partition", "offset", "timestamp")
                 : source.select("value", "topic", "partition", "offset");
-        return read.mapPartitions(new OnePass(settings, slots, parse(bounds), byTopic), Encoders.row(schema));
+        return read.mapPartitions(new OnePass(settings, slots, parse(bounds), byTopic), Encoders.row(StructType.fromDDL(SCHEMA)));
     }
 
     static Map<String, long[][]> parse(String text) {
         Map<String, long[][]> found = new HashMap<>();
-        for (String line : text.split("\n")) {
-            if (line.isEmpty()) {
-                continue;
+        for (String entry : text.split("\n")) {
+            if (!entry.isEmpty()) {
+                String[] parts = entry.split("\t", -1);
+                found.put(parts[0], new long[][] {longs(parts[1]), longs(parts[2])});
             }
-            String[] parts = line.split("\t", -1);
-            found.put(parts[0], new long[][] {longs(parts[1]), longs(parts[2])});
         }
         return found;
     }
@@ -76,74 +83,126 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
         return values;
     }
 
-    /** A group's key: partition null (-1) for counted rows inside the bounds, minute/slot null as Long null. */
-    private record Key(String topic, Integer partition, Long minute, String series, Long slot) { }
+    /** The task's state: its groups and the dictionaries their topic and series numbers index. */
+    private final class Task {
+        final GroupTable groups = new GroupTable();
+        final Map<String, Integer> topicIds = new HashMap<>();
+        final List<String> topics = new ArrayList<>();
+        final Map<UTF8String, Integer> seriesIds = new HashMap<>();
+        final List<UTF8String> series = new ArrayList<>();
+        final List<UTF8String> topicLabels = new ArrayList<>();  // a topic as a series value (byTopic)
+        final List<long[][]> topicBounds = new ArrayList<>();
 
-    /** A group's running aggregates. */
-    private static final class Group {
-        long records, errors, rejected, minOffset = Long.MAX_VALUE, maxOffset = Long.MIN_VALUE, newest = Long.MIN_VALUE;
-        long rejectAt = Long.MAX_VALUE;
-        String reason;
-        byte[] raw;
+        int topicId(String name) {
+            Integer id = topicIds.get(name);
+            if (id == null) {
+                id = topics.size();
+                topicIds.put(name, id);
+                topics.add(name);
+                topicBounds.add(bounds.get(name));
+                topicLabels.add(UTF8String.fromString(name.length() > TOPIC_CHARS ? name.substring(0, TOPIC_CHARS) : name));
+            }
+            return id;
+        }
+
+        int seriesId(UTF8String value) {
+            Integer id = seriesIds.get(value);
+            if (id == null) {
+                id = series.size();
+                seriesIds.put(value, id);
+                series.add(value);
+            }
+            return id;
+        }
+
+        /** One outcome (a record's, or one of an OTLP request's log records) counted into its group. */
+        void count(Object packedValue, Object labels, byte[] value, int topicId, int partition, long offset, long newest,
+                boolean first, boolean logRecord) {
+            int code = packedValue == null ? NONE_CODE : (int) ((Long) packedValue & ((1 << Outcome.CODE_BITS) - 1));
+            boolean error = code == Outcome.ERROR, isLine = error || code == Outcome.VALID;
+            boolean rejected = !isLine && code != NONE_CODE;
+            boolean counted = everyLine ? isLine : error;
+            long minute = counted ? (Long) packedValue >> Outcome.CODE_BITS : GroupTable.NO_LONG;
+            UTF8String named = (UTF8String) labels;
+            if (byTopic && counted) {  // as classify_stages: concat_ws skips a null series
+                UTF8String label = topicLabels.get(topicId);
+                named = named == null ? label : UTF8String.concat(named, SEPARATOR, label);
+            }
+            long slot = rejected && slots > 0 ? Math.floorMod(offset, slots) : GroupTable.NO_LONG;
+            int keyPartition = counted && inside(topicBounds.get(topicId), partition, offset) ? GroupTable.NONE : partition;
+            GroupTable t = groups;
+            int g = t.find(topicId, keyPartition, minute, named == null ? GroupTable.NONE : seriesId(named), slot);
+            t.records[g] += first ? 1 : 0;
+            t.logRecords[g] += logRecord ? 1 : 0;
+            t.errors[g] += error ? 1 : 0;
+            t.minOffset[g] = Math.min(t.minOffset[g], offset);
+            t.maxOffset[g] = Math.max(t.maxOffset[g], offset);
+            t.newest[g] = Math.max(t.newest[g], newest);
+            if (rejected) {
+                t.rejected[g]++;
+                if (slot != GroupTable.NO_LONG && offset < t.rejectAt[g]) {  // the first of its lowest offset
+                    t.rejectAt[g] = offset;
+                    t.reason[g] = code;
+                    t.raw[g] = value == null ? null : Arrays.copyOf(value, Math.min(value.length, RAW_PREFIX_BYTES));
+                }
+            }
+        }
+
+        Iterator<Row> rows() {
+            GroupTable t = groups;
+            List<Row> out = new ArrayList<>(t.size);
+            for (int g = 0; g < t.size; g++) {
+                out.add(RowFactory.create(topics.get(t.topic[g]), t.partition[g] == GroupTable.NONE ? null : t.partition[g],
+                        nullable(t.minute[g]), t.series[g] == GroupTable.NONE ? null : series.get(t.series[g]).toString(),
+                        nullable(t.slot[g]), t.records[g], t.logRecords[g], t.errors[g], t.rejected[g], t.minOffset[g],
+                        t.maxOffset[g], t.reason[g] == GroupTable.NONE ? null : Outcome.REASONS[t.reason[g]], t.raw[g],
+                        nullable(t.newest[g])));
+            }
+            return out.iterator();
+        }
+    }
+
+    private static final int NONE_CODE = -1;  // no outcome: an OTLP request without log records
+
+    private static Long nullable(long value) {
+        return value == GroupTable.NO_LONG ? null : value;
     }
 
     @Override
     public Iterator<Row> call(Iterator<Row> rows) {
-        Map<Key, Group> groups = new HashMap<>();
-        String[] reasons = Outcome.REASONS;
+        Task task = new Task();
         while (rows.hasNext()) {
             Row row = rows.next();
             byte[] value = row.isNullAt(0) ? null : (byte[]) row.get(0);
-            String topic = row.getString(1);
+            int topicId = task.topicId(row.getString(1));
             int partition = row.getInt(2);
             long offset = row.getLong(3);
-            Row classified = classifier.call(value);
-            long packed = classified.getLong(0);
-            int code = (int) (packed & ((1 << Outcome.CODE_BITS) - 1));
-            boolean error = code == Outcome.ERROR, line = error || code == Outcome.VALID;
-            Long minute = line && (everyLine || error) ? packed >> Outcome.CODE_BITS : null;
-            Object labels = classified.get(1);
-            String series = labels == null ? null : labels.toString();
-            if (byTopic && (everyLine ? line : error)) {  // as classify_stages: concat_ws skips a null series
-                String named = topic.length() > TOPIC_CHARS ? topic.substring(0, TOPIC_CHARS) : topic;
-                series = series == null ? named : series + Grouping.SEPARATOR + named;
+            long newest = row.length() > 4 && !row.isNullAt(4) ? millis(row.get(4)) : GroupTable.NO_LONG;
+            if (line != null) {
+                Row outcome = line.call(value);
+                task.count(outcome.get(0), outcome.get(1), value, topicId, partition, offset, newest, true, true);
+                continue;
             }
-            Long slot = !line && slots > 0 ? Math.floorMod(offset, slots) : null;
-            boolean counted = everyLine ? line : error;
-            Integer keyPartition = counted && inside(topic, partition, offset) ? null : partition;
-            Key key = new Key(topic, keyPartition, minute, series, slot);
-            Group group = groups.computeIfAbsent(key, k -> new Group());
-            group.records++;
-            group.errors += error ? 1 : 0;
-            group.minOffset = Math.min(group.minOffset, offset);
-            group.maxOffset = Math.max(group.maxOffset, offset);
-            if (row.length() > 4 && !row.isNullAt(4)) {
-                Object time = row.get(4);  // an Instant with spark.sql.datetime.java8API.enabled
-                group.newest = Math.max(group.newest, time instanceof java.time.Instant instant ? instant.toEpochMilli()
-                        : ((java.sql.Timestamp) time).getTime());
+            List<Row> outcomes = otlp.call(value);
+            if (outcomes.isEmpty()) {
+                task.count(NO_OUTCOME[0], NO_OUTCOME[1], value, topicId, partition, offset, newest, true, false);
             }
-            if (!line) {
-                group.rejected++;
-                if (slot != null && offset < group.rejectAt) {
-                    group.rejectAt = offset;
-                    group.reason = reasons[code];
-                    group.raw = value == null ? null : java.util.Arrays.copyOf(value, Math.min(value.length, RAW_PREFIX_BYTES));
-                }
+            for (int i = 0; i < outcomes.size(); i++) {
+                Row outcome = outcomes.get(i);
+                long packed = outcome.getLong(0);
+                boolean whole = (packed & 15) == Outcome.NULL_VALUE || (packed & 15) == Outcome.BAD_OTLP;
+                task.count(packed, outcome.get(1), value, topicId, partition, offset, newest, i == 0, !whole);
             }
         }
-        List<Row> out = new ArrayList<>(groups.size());
-        for (Map.Entry<Key, Group> entry : groups.entrySet()) {
-            Key k = entry.getKey();
-            Group g = entry.getValue();
-            out.add(RowFactory.create(k.topic(), k.partition(), k.minute(), k.series(), k.slot(), g.records, g.records,
-                    k.minute() != null && !everyLine ? g.records : g.errors, g.rejected, g.minOffset, g.maxOffset,
-                    g.reason, g.raw, g.newest == Long.MIN_VALUE ? null : g.newest));
-        }
-        return out.iterator();
+        return task.rows();
     }
 
-    private boolean inside(String topic, int partition, long offset) {
-        long[][] range = bounds.get(topic);
+    /** A Kafka timestamp in epoch ms: a Timestamp, or an Instant with spark.sql.datetime.java8API.enabled. */
+    private static long millis(Object time) {
+        return time instanceof java.time.Instant instant ? instant.toEpochMilli() : ((java.sql.Timestamp) time).getTime();
+    }
+
+    private static boolean inside(long[][] range, int partition, long offset) {
         if (range == null || partition >= range[0].length || range[0][partition] < 0 || range[1][partition] < 0) {
             return false;
         }

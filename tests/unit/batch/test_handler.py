@@ -5,6 +5,7 @@ import pytest
 from errorcount.batch.handler import BatchCommitter, BatchSettings, runs_as_one_task
 from errorcount.config.load import load_config
 from errorcount.offsets import of_topic
+from errorcount.pipeline.classify import Contract
 from errorcount.start_plan import Resume
 from errorcount.store import Store
 from errorcount.store.retention import Retention
@@ -183,3 +184,10 @@ def test_the_heartbeat_stores_the_ends_seen_that_no_batch_stored_for_two_looks(t
     beat(141.5)
     assert recorder.stored_seen[-1] == {TP("logs", 0): (170, "ID"), TP("logs", 1): (46, "ID")}
     committer.close()
+
+
+@pytest.mark.parametrize("count_pass, one_pass", [("aggregate", False), ("one_pass", True)])
+def test_count_pass_one_pass_hands_the_batches_the_contract_they_are_classified_with(count_pass, one_pass):
+    cfg = load_config([], {"KAFKA_TOPIC": "logs", "COUNT_PASS": count_pass, "LOG_FORMAT": "access"})
+    settings = BatchSettings.of(cfg)
+    assert (settings.one_pass == Contract.of(cfg)) is one_pass and (settings.one_pass is None) is not one_pass

@@ -1,7 +1,7 @@
-"""java/errorcount/OnePass.java (work in progress) against the aggregate it is to replace: the same
-batches through classify_lines_df + batch_summary_df and through the one pass, folded by summarize,
-must give the same BatchSummary, for every line format, with and without GROUP_BY, COUNT_LINES,
-dead-letter slots and bounds."""
+"""The one pass (errorcount/pipeline/one_pass.py, java/errorcount/OnePass.java) against the aggregate
+path it replaces: the same batches through classify_lines_df + batch_summary_df and through
+one_pass_summary_df, folded by summarize, must give the same BatchSummary, for every format, with
+and without GROUP_BY, COUNT_LINES, dead-letter slots, bounds and timestamps."""
 
 import random
 from datetime import datetime
@@ -9,11 +9,11 @@ from datetime import datetime
 import pytest
 from pyspark.sql import DataFrame
 
-from errorcount import session
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.aggregate import batch_summary_df
 from errorcount.pipeline.classify import Contract, classify_lines_df
-from errorcount.pipeline.summary import summarize
+from errorcount.pipeline.one_pass import one_pass_summary_df
+from errorcount.pipeline.summary import BatchSummary, summarize
 from errorcount.tools import samples
 
 START = datetime(2031, 4, 1, 12, 0)
@@ -36,13 +36,16 @@ def source(spark, log_format: str, count: int = 3000, timed: bool = False) -> Da
 
 
 def one_pass(df: DataFrame, contract: Contract, slots: int, bounds) -> list:
-    jvm = session.jvm(df.sparkSession)
-    def listed(topic: str, which: int) -> str:
-        values = (bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(3))
-        return ",".join("" if value is None else str(value) for value in values)
-    text = "".join(f"{topic}\t{listed(topic, 0)}\t{listed(topic, 1)}\n" for topic in sorted({tp.topic for tp in bounds}))
-    jdf = jvm.errorcount.OnePass.apply(df._jdf, contract.to_java(jvm), slots, text, contract.by_topic)
-    return DataFrame(jdf, df.sparkSession).collect()
+    return one_pass_summary_df(df, contract, slots, bounds).collect()
+
+
+def both_agree(df: DataFrame, contract: Contract, slots: int, bounds=None) -> BatchSummary:
+    """The BatchSummary both paths give (asserted equal)."""
+    every_line = contract.every_line
+    expected = summarize(batch_summary_df(classify_lines_df(df, contract), slots, bounds, every_line).collect(),
+                         every_line=every_line)
+    assert summarize(one_pass(df, contract, slots, bounds), every_line=every_line) == expected
+    return expected
 
 
 CONTRACTS = [Contract.with_settings(), Contract.with_settings(GROUP_BY="level"),
@@ -50,19 +53,19 @@ CONTRACTS = [Contract.with_settings(), Contract.with_settings(GROUP_BY="level"),
              Contract.with_settings(LOG_FORMAT="access", GROUP_BY="path,status"),
              Contract.with_settings(GROUP_BY="topic"), Contract.with_settings(GROUP_BY="topic,level", COUNT_LINES="true"),
              Contract.with_settings(LOG_FORMAT="json", ERROR_LEVELS="ERROR,50", GROUP_BY="field:service.name,level",
+                                    COUNT_LINES="true"),
+             Contract.with_settings(LOG_FORMAT="otlp"),
+             Contract.with_settings(LOG_FORMAT="otlp", GROUP_BY="attr:http.route,level,resource:service.name,topic",
                                     COUNT_LINES="true")]
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda c: f"{c['LOG_FORMAT']}-{c['GROUP_BY']}-{c['COUNT_LINES']}")
 @pytest.mark.parametrize("slots, bounded, timed", [(0, False, False), (5, False, True), (5, True, False)])
 def test_the_one_pass_summarizes_as_the_aggregate_does(spark, contract, slots, bounded, timed):
-    df = source(spark, contract["LOG_FORMAT"], timed=timed)
+    df = source(spark, contract["LOG_FORMAT"], count=600 if contract.otlp else 3000, timed=timed)
     bounds = {TopicPartition(t, p): (100 * p, 100 * p + 400) for t in ("a", "b") for p in range(3)} if bounded else None
-    every_line = contract.every_line
-    expected = summarize(batch_summary_df(classify_lines_df(df, contract), slots, bounds, every_line).collect(),
-                         every_line=every_line)
-    got = summarize(one_pass(df, contract, slots, bounds or {}), every_line=every_line)
-    assert got == expected
+    summary = both_agree(df, contract, slots, bounds)
+    assert summary.errors and summary.rejected and (summary.dead_letters or not slots)  # each path was taken
 
 
 @pytest.mark.parametrize("log_format", ["app", "access", "json"])
@@ -80,5 +83,65 @@ def test_the_one_pass_summarizes_mutated_values_as_the_aggregate_does(spark, log
     settings = {"app": {}, "access": {"LOG_FORMAT": "access"}, "json": {"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}}
     contract = Contract.with_settings(**settings[log_format], GROUP_BY="level" if log_format != "access" else "status",
                                       COUNT_LINES="true")
-    expected = summarize(batch_summary_df(classify_lines_df(df, contract), 7, None, True).collect(), every_line=True)
-    assert summarize(one_pass(df, contract, 7, {}), every_line=True) == expected
+    summary = both_agree(df, contract, 7)
+    assert oracle_summary(contract, rows, 7) == (summary.records, summary.errors, summary.rejected, summary.minute_counts,
+                                                 summary.minute_lines, summary.dead_letters)
+
+
+def oracle_summary(contract: Contract, rows: list[tuple], slots: int) -> tuple:
+    """What a batch of `rows` (value, topic, partition, offset) comes to by the plain-Python contract
+    (tests/oracles/pyformats.py): records, ERROR lines, rejects, ERROR lines and lines per minute,
+    and the dead letters (per partition and slot, the reject of the lowest offset)."""
+    from tests.oracles.pyformats import Reference
+    reference = Reference(contract)
+    errors: dict[int, int] = {}
+    lines: dict[int, int] = {}
+    letters: dict[tuple, tuple] = {}
+    for value, topic, partition, offset in rows:
+        minute, error, reason = reference.classify(value)
+        if reason is None:
+            lines[minute] = lines.get(minute, 0) + 1
+            errors[minute] = errors.get(minute, 0) + error
+        elif (topic, partition, offset % slots) not in letters or offset < letters[topic, partition, offset % slots][2]:
+            letters[topic, partition, offset % slots] = (topic, partition, offset, reason, value and value[:1024])
+    rejected = len(rows) - sum(lines.values())
+    return (len(rows), sum(errors.values()), rejected, errors, lines, tuple(sorted(letters.values())))
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_the_one_pass_summarizes_otlp_requests_and_their_mutations_as_the_aggregate_does(spark, grouped):
+    """Generated OTLP requests (0 to ~30 log records each) and their mutations, a request of one
+    log record and one of 20 000."""
+    import os
+
+    from tests.unit.pipeline import test_classify_otlp as otlp
+    rng = random.Random(76)
+    count = int(os.environ.get("DIFFERENTIAL_VALUES", "20000")) // 20
+    values = otlp.generated(rng, count)
+    values += otlp.mutated(rng, values, count * 3)
+    values += [otlp.request([({}, [("", [otlp.record(rng)])])]).SerializeToString(),
+               otlp.request([({}, [("", [otlp.record(rng) for _ in range(20000)])])]).SerializeToString(), None]
+    rows = [(value, "ab"[index % 2], index % 3, index) for index, value in enumerate(values)]
+    df = (spark.createDataFrame(rows, "value binary, topic string, partition int, offset long")
+          .repartition(2, "topic", "partition"))
+    contract = otlp.GROUPED if grouped else otlp.PLAIN
+    summary = both_agree(df, Contract.with_settings(**{**dict(contract.settings), "COUNT_LINES": "true"}), 7)
+    assert summary.records_logged > 20000 + count and summary.rejected
+
+
+@pytest.mark.parametrize("past_plan", [False, True])
+def test_a_batch_counted_in_one_pass_is_the_batch_the_aggregate_counts(spark, past_plan):
+    """batch.count.count_planned on Kafka rows with one_pass against the same on classified rows:
+    the same BatchSummary, with bounds, a plan that rows lie past (counted again per partition) and
+    colliding dead-letter slots (every reject fits the limit: the second job keeps each one)."""
+    from errorcount.batch.count import count_planned
+    from errorcount.faults import NO_FAULTS
+    contract = Contract.with_settings(GROUP_BY="level", COUNT_LINES="true")
+    df = source(spark, "app", count=600)
+    stored = {TopicPartition(t, p): 100 * p + 10 for t in ("a", "b") for p in range(3)}
+    plan = {tp: offset + (20 if past_plan else 400) for tp, offset in stored.items()}
+    df = df.where(df["offset"] >= df["partition"] * 100 + 10)
+    got = count_planned(df, 2, 10_000, 2, NO_FAULTS, stored, plan, True, contract)
+    expected = count_planned(classify_lines_df(df, contract), 2, 10_000, 2, NO_FAULTS, stored, plan, True)
+    assert got == expected
+    assert len(got.dead_letters) == got.rejected > 2 * 6  # more rejects than slots: the second job kept each
