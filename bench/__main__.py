@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pyspark
 
-from bench import (corpus, dimensions, json_read, lines, otlp, passes, phases, recount, report, scale, scale_curves, steady,
-                   topics)
+from bench import corpus, dimensions, json_read, lines, otlp, passes, phases, recount, report, scale, scale_curves, steady, topics
 from errorcount.config.load import interval_seconds, load_config
 from errorcount.config.settings import SETTINGS
 from errorcount.tools.localenv import local_stack

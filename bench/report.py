@@ -78,8 +78,8 @@ def markdown(results: dict) -> str:
     lines += recount.markdown_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
-              for goal, measured, met in goals(results) + dimensions.goals(results) + bench_lines.goals(results) + passes.goals(results)
-              + topics.goals(results) + recount.goals(results)]
+              for goal, measured, met in goals(results) + dimensions.goals(results) + bench_lines.goals(results)
+              + passes.goals(results) + topics.goals(results) + recount.goals(results)]
     return "\n".join(lines) + "\n"
 
 
