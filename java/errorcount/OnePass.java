@@ -6,11 +6,12 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -21,8 +22,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * series, dead slot) in the task's GroupTable, emitted as rows of summary.FIELDS. The driver's fold
  * (summary.summarize) adds up rows of one group from several tasks, so no shuffle is needed: Spark's
  * Kafka source never splits a topic-partition across tasks, so each dead slot is picked whole.
+ *
+ * <p>It reads the source's rows as Spark holds them (InternalRow: the topic's UTF-8 bytes, the
+ * timestamp's microseconds), not as Row objects: no String, Timestamp or Row is made per record.
  */
-public final class OnePass implements MapPartitionsFunction<Row, Row> {
+public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row> {
     private static final long serialVersionUID = 1L;
     public static final String SCHEMA = "topic string, partition int, minute bigint, series string, dead_slot bigint, "
             + "records bigint, log_records bigint, errors bigint, rejected bigint, min_offset bigint, max_offset bigint, "
@@ -38,8 +42,9 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
     private final long slots;
     private final Map<String, long[][]> bounds;  // topic -> {firsts, ends} per partition (-1: none)
     private final boolean byTopic;               // GROUP_BY names topic: a series ends with the record's topic
+    private final boolean timed;                 // the rows have a timestamp (column 4)
 
-    OnePass(Map<String, String> settings, long slots, Map<String, long[][]> bounds, boolean byTopic) {
+    OnePass(Map<String, String> settings, long slots, Map<String, long[][]> bounds, boolean byTopic, boolean timed) {
         boolean requests = "otlp".equals(settings.get("LOG_FORMAT"));
         this.line = requests ? null : new ClassifyLine(settings);
         this.otlp = requests ? new ClassifyOtlp(settings) : null;
@@ -47,6 +52,7 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
         this.slots = slots;
         this.bounds = bounds;
         this.byTopic = byTopic;
+        this.timed = timed;
     }
 
     /**
@@ -58,9 +64,12 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
     public static Dataset<Row> apply(Dataset<Row> source, Map<String, String> settings, long slots, String bounds,
             boolean byTopic) {
         boolean timed = Arrays.asList(source.columns()).contains("timestamp");
-        Dataset<Row> read = timed ? source.select("value", "topic", "partition", "offset", "timestamp")
-                : source.select("value", "topic", "partition", "offset");
-        return read.mapPartitions(new OnePass(settings, slots, parse(bounds), byTopic), Encoders.row(StructType.fromDDL(SCHEMA)));
+        org.apache.spark.sql.classic.Dataset<Row> read = (org.apache.spark.sql.classic.Dataset<Row>) (timed
+                ? source.select("value", "topic", "partition", "offset", "timestamp")
+                : source.select("value", "topic", "partition", "offset"));
+        JavaRDD<Row> counted = read.queryExecution().toRdd().toJavaRDD()
+                .mapPartitions(new OnePass(settings, slots, parse(bounds), byTopic, timed));
+        return read.sparkSession().createDataFrame(counted, StructType.fromDDL(SCHEMA));
     }
 
     static Map<String, long[][]> parse(String text) {
@@ -86,22 +95,31 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
     /** The task's state: its groups and the dictionaries their topic and series numbers index. */
     private final class Task {
         final GroupTable groups = new GroupTable();
-        final Map<String, Integer> topicIds = new HashMap<>();
+        final Map<UTF8String, Integer> topicIds = new HashMap<>();
         final List<String> topics = new ArrayList<>();
+        UTF8String lastTopic;  // a task reads a partition's records one after another: mostly one look-up
+        int lastTopicId = -1;
         final Map<UTF8String, Integer> seriesIds = new HashMap<>();
         final List<UTF8String> series = new ArrayList<>();
         final List<UTF8String> topicLabels = new ArrayList<>();  // a topic as a series value (byTopic)
         final List<long[][]> topicBounds = new ArrayList<>();
 
-        int topicId(String name) {
-            Integer id = topicIds.get(name);
+        /** The topic's number; `topic` may be a view of the source's row buffer (copied when kept). */
+        int topicId(UTF8String topic) {
+            if (topic.equals(lastTopic)) {
+                return lastTopicId;
+            }
+            Integer id = topicIds.get(topic);
             if (id == null) {
+                String name = topic.toString();
                 id = topics.size();
-                topicIds.put(name, id);
+                topicIds.put(topic.clone(), id);
                 topics.add(name);
                 topicBounds.add(bounds.get(name));
                 topicLabels.add(UTF8String.fromString(name.length() > TOPIC_CHARS ? name.substring(0, TOPIC_CHARS) : name));
             }
+            lastTopic = topic.clone();
+            lastTopicId = id;
             return id;
         }
 
@@ -169,15 +187,16 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
     }
 
     @Override
-    public Iterator<Row> call(Iterator<Row> rows) {
+    public Iterator<Row> call(Iterator<InternalRow> rows) {
         Task task = new Task();
         while (rows.hasNext()) {
-            Row row = rows.next();
-            byte[] value = row.isNullAt(0) ? null : (byte[]) row.get(0);
-            int topicId = task.topicId(row.getString(1));
+            InternalRow row = rows.next();
+            byte[] value = row.isNullAt(0) ? null : row.getBinary(0);  // a copy: the row's buffer is reused
+            int topicId = task.topicId(row.getUTF8String(1));
             int partition = row.getInt(2);
             long offset = row.getLong(3);
-            long newest = row.length() > 4 && !row.isNullAt(4) ? millis(row.get(4)) : GroupTable.NO_LONG;
+            // microseconds since the epoch, as unix_millis floors them
+            long newest = timed && !row.isNullAt(4) ? Math.floorDiv(row.getLong(4), 1000L) : GroupTable.NO_LONG;
             if (line != null) {
                 Row outcome = line.call(value);
                 task.count(outcome.get(0), outcome.get(1), value, topicId, partition, offset, newest, true, true);
@@ -195,11 +214,6 @@ public final class OnePass implements MapPartitionsFunction<Row, Row> {
             }
         }
         return task.rows();
-    }
-
-    /** A Kafka timestamp in epoch ms: a Timestamp, or an Instant with spark.sql.datetime.java8API.enabled. */
-    private static long millis(Object time) {
-        return time instanceof java.time.Instant instant ? instant.toEpochMilli() : ((java.sql.Timestamp) time).getTime();
     }
 
     private static boolean inside(long[][] range, int partition, long offset) {
