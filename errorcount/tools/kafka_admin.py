@@ -147,10 +147,13 @@ def watermarks(topic: str, timeout: float = 30) -> dict[int, tuple[int, int]]:
 
 
 def leaderless(error: KafkaException) -> bool:
-    """The broker does not know the partition's leader yet (or says it is not the leader): ask again."""
+    """The broker does not know the partition's leader yet (or says it is not the leader, or that
+    the leader's epoch is newer than its own: just after a restart, which librdkafka does not mark
+    retriable): ask again."""
     found = error.args[0] if error.args else None
     return isinstance(found, KafkaError) and (found.retriable() or found.code() in (
-        KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE))
+        KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE, KafkaError.UNKNOWN_LEADER_EPOCH,
+        KafkaError.FENCED_LEADER_EPOCH))
 
 
 def earliest_offsets(topic: str) -> dict[int, int]:
