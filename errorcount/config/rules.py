@@ -78,8 +78,9 @@ def change_warning(job: str, replaced: tuple[int, Rules] | None, rules: Rules) -
     epoch, before, now = replaced[0], dict(replaced[1].settings), dict(rules.settings)
     changes = "; ".join(f"{name} {old!r} before, {new!r} now" for name, old, new in replaced[1].changed(rules))
     turned_on = now.get("COUNT_LINES") == "true" and before.get("COUNT_LINES") != "true"
-    lines = (" COUNT_LINES was just turned on: in those minutes line_count holds only the lines counted from now on, "
-             "so their error ratio reads high." if turned_on else "")
+    lines = (" COUNT_LINES was just turned on (an upgrade that leaves it unset turns it on: docs/operations.md, "
+             "\"Upgrading: COUNT_LINES on by default\"): in those minutes line_count holds only the lines counted from "
+             "now on, so their error ratio reads high." if turned_on else "")
     return (f"job {job!r} counts under other rules than epoch {epoch} did ({changes}). Every count committed "
             f"before this start stays as the old rules made it, and the minutes this start resumes in are counted "
             f"under both.{lines} To count a past range under the new rules, recount it: make recount FROM='YYYY-MM-DD "

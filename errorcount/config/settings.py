@@ -166,12 +166,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SHARE_COUNTS_TABLE", bool, "false", "let this job add into a COUNTS_TABLE that other jobs write too",
             note="A counts table belongs to the first job that writes it; another job is refused (exit 2) unless it "
                  "and every job already writing the table set this (their counts then add up in one table)."),
-    Setting("COUNT_LINES", bool, "false", "also count every valid line per minute (and per series): an error ratio's denominator",
+    Setting("COUNT_LINES", bool, "true", "also count every valid line per minute (and per series): an error ratio's denominator",
             note="line_count beside log_count in COUNTS_TABLE and error_series_counts, in the same transaction; a "
-                 "rejected record is not a line. false: line_count stays 0 and only ERROR lines are classified "
-                 "into series (docs/operations.md, 'Error ratios'). Turned on in a running deployment, the minutes "
-                 "around the restart hold only part of their lines: recount them (docs/operations.md, 'When the rules "
-                 "change').", classifier=True),
+                 "rejected record is not a line. false (the default before the one pass, COUNT_PASS): line_count "
+                 "stays 0 and only ERROR lines are classified into series (docs/operations.md, 'Error ratios'). "
+                 "Turned on in a running deployment (an upgrade that leaves it unset included), the minutes around "
+                 "the restart hold only part of their lines: recount them (docs/operations.md, 'Upgrading: "
+                 "COUNT_LINES on by default').", classifier=True),
     Setting("LATENESS", int, "300", "seconds an event's own time may trail its Kafka append time; later minutes are incomplete",
             note="A minute is complete once counted_through (every record Kafka made readable before it is counted) "
                  "is past the minute's end plus LATENESS: the complete column of the minutes views and "

@@ -29,14 +29,14 @@ def test_the_digest_changes_with_every_rule_and_with_no_other_setting():
     base = Rules.of(load_config([], {}))
     assert Rules.of(load_config([], {"KAFKA_TOPIC": "other", "LATENESS": "60", "SLO_OBJECTIVE": "0.99"})) == base
     for name, value in (("ERROR_LEVELS", "ERROR,FATAL"), ("MAX_SERIES", "5"), ("GROUP_BY", "level"),
-                        ("COUNT_LINES", "true"), ("PATH_DEPTH", "2")):
+                        ("COUNT_LINES", "false"), ("PATH_DEPTH", "2")):
         changed = Rules.of(load_config([], {name: value}))
         assert changed.digest != base.digest
         assert changed.differences(base) == [f"{name}: {dict(changed.settings)[name]!r} vs {dict(base.settings)[name]!r}"]
 
 
 def test_a_start_under_changed_rules_names_each_change_and_what_to_do():
-    before = Rules.of(load_config([], {"ERROR_LEVELS": "ERROR"}))
+    before = Rules.of(load_config([], {"ERROR_LEVELS": "ERROR", "COUNT_LINES": "false"}))
     now = Rules.of(load_config([], {"ERROR_LEVELS": "ERROR,FATAL", "COUNT_LINES": "true", "MAX_SERIES": "7"}))
     said = change_warning("web", (4, before), now)
     assert said is not None and said.startswith(
@@ -50,7 +50,7 @@ def test_the_same_rules_or_unknown_ones_say_nothing_and_turning_lines_off_is_no_
     rules = Rules.of(load_config([], {"COUNT_LINES": "true"}))
     assert change_warning("web", (4, rules), Rules.of(load_config([], {"COUNT_LINES": "true"}))) is None
     assert change_warning("web", None, rules) is None  # the job's first start, or a lease without rules
-    off = change_warning("web", (4, rules), Rules.of(load_config([], {})))
+    off = change_warning("web", (4, rules), Rules.of(load_config([], {"COUNT_LINES": "false"})))
     assert off is not None and "COUNT_LINES 'true' before, 'false' now" in off and "line_count holds" not in off
 
 
