@@ -105,7 +105,7 @@ def test_each_format_counts_lines_and_errors_by_its_dimensions(admin, counts_tab
 
     # make counts BY=path and make report --by path read the same figures back.
     job_env = {"JOB_NAME": jobs["access"], "COUNTS_TABLE": counts_tables["access"], **samples.FORMATS["access"].settings,
-               "GROUP_BY": GROUP_BY["access"]}
+               "GROUP_BY": GROUP_BY["access"], "COUNT_LINES": "false"}  # the ERROR lines' view first
     shown = subprocess.run([sys.executable, "-m", "errorcount.tools.counts"], env={**os.environ, **job_env, "BY": "path",
                            "ROWS": "60"}, check=True, capture_output=True, text=True, timeout=120).stdout
     ranked = sorted(((n, path or "(none)") for path, n in by_path.items()), key=lambda c: (-c[0], c[1]))
