@@ -43,7 +43,9 @@ def job_env(job: str, topic: str, marker: Path, **settings: str) -> dict[str, st
             "SPARK_YARN_JARS": f"local:{SPARK_JARS}/*", "SPARK_SUBMIT_EXTRA": " ".join(extra),
             "JOB_NAME": job, "KAFKA_TOPIC": topic, "KAFKA_BOOTSTRAP_SERVERS": kafka_admin.bootstrap(),
             "MYSQL_PORT": local_stack()["MYSQL_PORT"], "MYSQL_PASSWORD_FILE": str(APP_PASSWORD_FILE),
-            "STOP_MARKER": f"file://{marker}", "TRIGGER_INTERVAL": "1 second", **settings}
+            "STOP_MARKER": f"file://{marker}", "TRIGGER_INTERVAL": "1 second",
+            "COUNT_LINES": "false",  # as drivers.driver_env: the expected counts are the ERROR lines'
+            **settings}
 
 
 @functools.cache  # read once: the tests poll through it, and the cluster runs for the whole session
