@@ -121,7 +121,7 @@ def markdown_lines(results: dict) -> list[str]:
                   "(median of rounds) | best / best | rounds (without, with) |",
                   "|---|---|---:|---:|---:|---:|---:|---|"]
         for name, f in grouped.items():
-            rounds = "; ".join(f"{p:,.0f}, {g:,.0f}" for p, g in f["rounds"])
+            rounds = phases.rounds_cells(f)[1]
             lines.append(f"| {name} | `{f['group_by']}` | {f['series']} | {f['plain']['records_per_s']:,.0f} | "
                          f"{f['grouped']['records_per_s']:,.0f} | {f['ratio']:.2f} | {f['best_ratio']:.2f} | "
                          f"{rounds} |")

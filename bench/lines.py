@@ -69,8 +69,7 @@ def markdown_lines(results: dict) -> list[str]:
              "| format | GROUP_BY | best records/s without | best records/s with lines | with / without (median) "
              "| warm | best / best | rounds (without, with) |", "|---|---|---:|---:|---:|---:|---:|---|"]
     for f in found.values():
-        rounds = "; ".join(f"{a:,.0f}, {b:,.0f}" for a, b in f["rounds"])
-        warm = f"{f['warm_ratio']:.2f}" if f.get("warm_ratio") else "-"
+        warm, rounds = phases.rounds_cells(f)
         lines.append(f"| {f['format']} | `{f['group_by'] or '-'}` | {f['without']['records_per_s']:,.0f} | "
                      f"{f['with']['records_per_s']:,.0f} | {f['ratio']:.2f} | {warm} | {f['best_ratio']:.2f} | {rounds} |")
     return lines + [""]

@@ -48,8 +48,7 @@ def markdown_lines(results: dict) -> list[str]:
              "| one_pass / aggregate (median) | warm | rounds (aggregate, one_pass) |",
              "|---|---|:---:|---:|---:|---:|---:|---|"]
     for f in found.values():
-        rounds = "; ".join(f"{a:,.0f}, {b:,.0f}" for a, b in f["rounds"])
-        warm = f"{f['warm_ratio']:.2f}" if f.get("warm_ratio") else "-"
+        warm, rounds = phases.rounds_cells(f)
         lines.append(f"| {f['format']} | `{f['group_by'] or '-'}` | {'on' if f['count_lines'] else 'off'} | "
                      f"{f['aggregate']['records_per_s']:,.0f} | {f['one_pass']['records_per_s']:,.0f} | "
                      f"{f['ratio']:.2f} | {warm} | {rounds} |")

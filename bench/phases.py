@@ -208,6 +208,12 @@ def log_format(corpus: Corpus, log_dir: Path, profile_records: int) -> dict:
             "profile": profile(corpus, log_dir, profile_records, **settings)}
 
 
+def rounds_cells(found: dict) -> tuple[str, str]:
+    """An alternating() result's table cells: its warm ratio ("-" without one) and its rounds' rates."""
+    warm = f"{found['warm_ratio']:.2f}" if found.get("warm_ratio") else "-"
+    return warm, "; ".join(f"{a:,.0f}, {b:,.0f}" for a, b in found["rounds"])
+
+
 def alternating(rounds: int, first, second) -> dict:
     """first(round) and second(round) back to back, `rounds` times. The ratio second / first is the
     median of the rounds' own ratios: each pair ran back to back, so a drift of the host's speed

@@ -111,7 +111,7 @@ def markdown_lines(results: dict) -> list[str]:
     found, swaps = results.get("r_recount"), results.get("r_swap_cost")
     lines: list[str] = []
     if found:
-        rounds = "; ".join(f"{a:,.0f}, {b:,.0f}" for a, b in found["rounds"])
+        rounds = phases.rounds_cells(found)[1]
         lines += [f"Recount: (b) catch-up of the corpus against a recount of its whole time span (the same records "
                   f"read again, counted and swapped in), alternating {ROUNDS} rounds; both checked exact.", "",
                   "| best (b) records/s | best recount records/s | recount / (b) (median) | best / best | rounds |",

@@ -31,7 +31,7 @@ def markdown_lines(results: dict) -> list[str]:
     found = results.get("t_topics")
     if not found:
         return []
-    rounds = "; ".join(f"{o:,.0f}, {m:,.0f}" for o, m in found["rounds"])
+    rounds = phases.rounds_cells(found)[1]
     return [f"Topics: (b) over {found['topics']} topics x {found['partitions']} partitions (the corpus's kind, a "
             f"quarter of the lines each, one KAFKA_TOPIC list) against (b) on the one corpus topic, alternating "
             f"{ROUNDS} rounds in this run (topics / one: the median of the rounds' own ratios), every count exact.", "",

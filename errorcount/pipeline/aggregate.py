@@ -96,20 +96,30 @@ def _inside(bounds: Bounds) -> Column:
     py4j round trip each), every batch (docs/performance.md, "Scale"). The literal arrays sit in a
     literal map (topic -> arrays), which Spark's generated code holds as references: a batch with
     other offsets reuses the compiled code."""
+    listed = bounds_listed(bounds)
+
     def by_topic(which: int) -> Column:
         entries = []
-        for topic in sorted({tp.topic for tp in bounds}):
-            entries += [F.lit(topic), F.split(F.lit(bounds_listed(bounds, topic, which)), ",").try_cast("array<bigint>")]
+        for topic, texts in listed.items():
+            entries += [F.lit(topic), F.split(F.lit(texts[which]), ",").try_cast("array<bigint>")]
         return F.try_element_at(F.try_element_at(F.create_map(*entries), F.col("topic")), F.col("partition") + 1)
     return (F.col("offset") >= by_topic(0)) & (F.col("offset") < by_topic(1))
 
 
-def bounds_listed(bounds: Bounds, topic: str, which: int) -> str:
-    """The first offsets (`which` 0) or ends (1) of `topic`'s partitions 0, 1, ... as one text of
-    numbers joined by commas, "" for a partition the bounds do not name."""
-    size = max(tp.partition for tp in bounds if tp.topic == topic) + 1
-    values = (bounds.get(TopicPartition(topic, p), (None, None))[which] for p in range(size))
-    return ",".join("" if value is None else str(value) for value in values)
+def bounds_listed(bounds: Bounds) -> dict[str, tuple[str, str]]:
+    """Per topic, in name order: its partitions' first offsets and ends (partitions 0, 1, ...), each
+    as one text of numbers joined by commas, "" for a partition the bounds do not name. One pass
+    over the bounds, whatever the topics."""
+    by_topic: dict[str, dict[int, tuple[int, int]]] = {}
+    for tp, span in bounds.items():
+        by_topic.setdefault(tp.topic, {})[tp.partition] = span
+    listed = {}
+    for topic in sorted(by_topic):
+        spans = by_topic[topic]
+        row = [spans.get(p, (None, None)) for p in range(max(spans) + 1)]
+        firsts, ends = (",".join("" if span[which] is None else str(span[which]) for span in row) for which in (0, 1))
+        listed[topic] = (firsts, ends)
+    return listed
 
 
 @once_per_app

@@ -28,5 +28,4 @@ def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, boun
 def bounds_text(bounds: Bounds) -> str:
     """`bounds` as OnePass.parse reads them: a line per topic, its name, first offsets and ends
     (aggregate.bounds_listed) separated by tabs. One string whatever the partitions: one py4j call."""
-    return "".join(f"{topic}\t{bounds_listed(bounds, topic, 0)}\t{bounds_listed(bounds, topic, 1)}\n"
-                   for topic in sorted({tp.topic for tp in bounds}))
+    return "".join(f"{topic}\t{firsts}\t{ends}\n" for topic, (firsts, ends) in bounds_listed(bounds).items())
