@@ -1,6 +1,7 @@
-"""Where a batch's time goes, per record: the job's transforms applied one after another to
-the same range of the corpus topic as plain batch reads, each timed warm (best of 3 after one
-warm-up run). Run by `make bench` through scripts/run.sh (--driver); prints one PROFILE line."""
+"""Where a batch's time goes, per record: the job's steps applied one after another to the same
+range of the corpus topic as plain batch reads, each timed warm (best of 3 after one warm-up run):
+the read, the classifier, its columns, then the one pass (the job's count) and the aggregate path
+it replaced. Run by `make bench` through scripts/run.sh (--driver); prints one PROFILE line."""
 
 import json
 import os
@@ -17,6 +18,7 @@ from errorcount.config.load import load_config
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.aggregate import batch_summary_df, dead_letter_slots
 from errorcount.pipeline.classify import Contract, classify_lines_df, register_classifier
+from errorcount.pipeline.one_pass import one_pass_summary_df
 
 
 def timed(action, runs: int = 3) -> float:
@@ -54,15 +56,18 @@ def main() -> int:
     slots = dead_letter_slots(1000, partitions)  # DEAD_LETTER_LIMIT's default
     # the job's bounds: each partition from its first offset (the corpus topics start at 0) to the read's end
     bounds = {TopicPartition(topic, p): (0, records // partitions) for p in range(partitions)}
+    timed_source = source.withColumn("timestamp", F.current_timestamp())  # the job's rows carry Kafka's time (the lag)
     steps = [("Kafka read (Spark source)", lambda: consume(source)),
              ("+ the JVM classifier (packed outcome)", lambda: consume(source.select(
                  "topic", "partition", "offset", F.call_function(function, F.col("value")).getField("packed").alias("packed")))),
              ("+ minute, reject reason, raw prefix (classify_lines_df)",
               lambda: consume(source.transform(classify))),
-             ("+ aggregate without dead letters", lambda: source.transform(classify)
-              .transform(lambda d: batch_summary_df(d, 0, bounds)).collect()),
-             ("+ dead letters (the job's one Spark job per batch)", lambda: source.transform(classify)
-              .transform(lambda d: batch_summary_df(d, slots, bounds)).collect())]
+             ("the one pass instead, without dead letters (OnePass)",
+              lambda: one_pass_summary_df(timed_source, contract, 0, bounds).collect()),
+             ("+ dead letters (the job's one Spark job per batch)",
+              lambda: one_pass_summary_df(timed_source, contract, slots, bounds).collect()),
+             ("the aggregate path it replaced (classify_lines_df, Spark's aggregate, dead letters)",
+              lambda: batch_summary_df(source.transform(classify), slots, bounds, contract.every_line).collect())]
     result = []
     for name, action, runs in [(name, action, 3) for name, action in steps]:
         seconds = timed(action, runs)

@@ -145,7 +145,8 @@ def profile_lines(results: dict) -> list[str]:
                           f"{job['warm_records_per_s']:,.0f} records/s: the rate a longer catch-up settles at.")
         lines.append("")
     if profile:
-        lines += profile_table(profile, "Profile: the job's transforms added one at a time")
+        lines += profile_table(profile, "Profile: the job's steps (the read, the classifier, "
+                                            "the one pass; the aggregate path it replaced)")
     return lines
 
 
