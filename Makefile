@@ -81,7 +81,7 @@ check: lint typecheck java jars ## Lint, type check, unit tests, no services (a 
 	$(PY) -m pytest -q tests/unit -m "not slow"
 
 differential: java jars ## The JVM classifier against tests/oracles/pyparse.py, pyformats.py, pydims.py and pyotlp.py on DIFFERENTIAL_VALUES (3000000) values per format
-	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} $(PY) -m pytest -q tests/unit/pipeline/test_classify_differential.py tests/unit/pipeline/test_classify_formats_differential.py tests/unit/config/test_dimensions.py tests/unit/pipeline/test_classify_otlp.py tests/unit/pipeline/test_one_pass.py
+	DIFFERENTIAL_VALUES=$${DIFFERENTIAL_VALUES:-3000000} PYSPARK_SUBMIT_ARGS="--driver-memory 6g pyspark-shell" $(PY) -m pytest -q tests/unit/pipeline/test_classify_differential.py tests/unit/pipeline/test_classify_formats_differential.py tests/unit/config/test_dimensions.py tests/unit/pipeline/test_classify_otlp.py tests/unit/pipeline/test_one_pass.py
 
 config-docs: venv ## Regenerate conf/errorcount.conf, errorcount/config/config_type.py and the table of docs/configuration.md from errorcount/config/settings.py
 	$(PY) -m errorcount.config conf > conf/errorcount.conf

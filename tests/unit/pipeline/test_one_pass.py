@@ -35,6 +35,14 @@ def source(spark, log_format: str, count: int = 3000, timed: bool = False) -> Da
     return df.repartition(2, "topic", "partition").sortWithinPartitions("topic", "partition", "offset")
 
 
+def frame(spark, rows: list[tuple]) -> DataFrame:
+    """(value, topic, partition, offset) rows as a DataFrame in slices of at most 50 000 rows: a
+    slice travels in its task, and one over spark.rpc.message.maxSize (3 000 000 values in 2
+    slices) left the job waiting for ever."""
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, max(2, len(rows) // 50_000)),
+                                 "value binary, topic string, partition int, offset long")
+
+
 def one_pass(df: DataFrame, contract: Contract, slots: int, bounds) -> list:
     return one_pass_summary_df(df, contract, slots, bounds).collect()
 
@@ -78,8 +86,7 @@ def test_the_one_pass_summarizes_mutated_values_as_the_aggregate_does(spark, log
     count = int(os.environ.get("DIFFERENTIAL_VALUES", "20000"))
     values = mutated(count, seed=20261124) if log_format == "app" else values_of(log_format, count, 20261124)
     rows = [(value, "ab"[index % 2], index % 3, index) for index, value in enumerate(values)]
-    df = (spark.createDataFrame(rows, "value binary, topic string, partition int, offset long")
-          .repartition(2, "topic", "partition"))
+    df = frame(spark, rows).repartition(2, "topic", "partition")
     settings = {"app": {}, "access": {"LOG_FORMAT": "access"}, "json": {"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}}
     contract = Contract.with_settings(**settings[log_format], GROUP_BY="level" if log_format != "access" else "status",
                                       COUNT_LINES="true")
@@ -122,8 +129,7 @@ def test_the_one_pass_summarizes_otlp_requests_and_their_mutations_as_the_aggreg
     values += [otlp.request([({}, [("", [otlp.record(rng)])])]).SerializeToString(),
                otlp.request([({}, [("", [otlp.record(rng) for _ in range(20000)])])]).SerializeToString(), None]
     rows = [(value, "ab"[index % 2], index % 3, index) for index, value in enumerate(values)]
-    df = (spark.createDataFrame(rows, "value binary, topic string, partition int, offset long")
-          .repartition(2, "topic", "partition"))
+    df = frame(spark, rows).repartition(2, "topic", "partition")
     contract = otlp.GROUPED if grouped else otlp.PLAIN
     summary = both_agree(df, Contract.with_settings(**{**dict(contract.settings), "COUNT_LINES": "true"}), 7)
     assert summary.records_logged > 20000 + count and summary.rejected
