@@ -1,8 +1,11 @@
-"""The one pass (errorcount/pipeline/one_pass.py, java/errorcount/OnePass.java) against the aggregate
-path it replaces: the same batches through classify_lines_df + batch_summary_df and through
-one_pass_summary_df, folded by summarize, must give the same BatchSummary, for every format, with
-and without GROUP_BY, COUNT_LINES, dead-letter slots, bounds and timestamps."""
+"""The one pass (errorcount/pipeline/one_pass.py, java/errorcount/OnePass.java) against Spark SQL's
+counting of the same rows (tests/oracles/catalyst.py, the job's path before the one pass) and the
+plain-Python contract (tests/oracles/pyformats.py): the same batches through classify_lines_df +
+batch_summary_df and through one_pass_summary_df, folded by summarize, must give the same
+BatchSummary, for every format, with and without GROUP_BY, COUNT_LINES, dead-letter slots, bounds
+and timestamps."""
 
+import dataclasses
 import random
 from datetime import datetime
 
@@ -10,11 +13,11 @@ import pytest
 from pyspark.sql import DataFrame
 
 from errorcount.offsets import TopicPartition
-from errorcount.pipeline.aggregate import batch_summary_df
-from errorcount.pipeline.classify import Contract, classify_lines_df
+from errorcount.pipeline.classify import Contract, classify_lines_df, rejected_rows_df
 from errorcount.pipeline.one_pass import one_pass_summary_df
-from errorcount.pipeline.summary import BatchSummary, summarize
+from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summarize
 from errorcount.tools import samples
+from tests.oracles.catalyst import batch_summary_df
 
 START = datetime(2031, 4, 1, 12, 0)
 
@@ -33,6 +36,14 @@ def source(spark, log_format: str, count: int = 3000, timed: bool = False) -> Da
     df = spark.createDataFrame(rows, "value binary, topic string, partition int, offset long, timestamp timestamp")
     df = df if timed else df.drop("timestamp")
     return df.repartition(2, "topic", "partition").sortWithinPartitions("topic", "partition", "offset")
+
+
+def frame(spark, rows: list[tuple]) -> DataFrame:
+    """(value, topic, partition, offset) rows as a DataFrame in slices of at most 50 000 rows: a
+    slice travels in its task, and one over spark.rpc.message.maxSize (3 000 000 values in 2
+    slices) left the job waiting for ever."""
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, max(2, len(rows) // 50_000)),
+                                 "value binary, topic string, partition int, offset long")
 
 
 def one_pass(df: DataFrame, contract: Contract, slots: int, bounds) -> list:
@@ -78,8 +89,7 @@ def test_the_one_pass_summarizes_mutated_values_as_the_aggregate_does(spark, log
     count = int(os.environ.get("DIFFERENTIAL_VALUES", "20000"))
     values = mutated(count, seed=20261124) if log_format == "app" else values_of(log_format, count, 20261124)
     rows = [(value, "ab"[index % 2], index % 3, index) for index, value in enumerate(values)]
-    df = (spark.createDataFrame(rows, "value binary, topic string, partition int, offset long")
-          .repartition(2, "topic", "partition"))
+    df = frame(spark, rows).repartition(2, "topic", "partition")
     settings = {"app": {}, "access": {"LOG_FORMAT": "access"}, "json": {"LOG_FORMAT": "json", "ERROR_LEVELS": "ERROR,50"}}
     contract = Contract.with_settings(**settings[log_format], GROUP_BY="level" if log_format != "access" else "status",
                                       COUNT_LINES="true")
@@ -122,8 +132,7 @@ def test_the_one_pass_summarizes_otlp_requests_and_their_mutations_as_the_aggreg
     values += [otlp.request([({}, [("", [otlp.record(rng)])])]).SerializeToString(),
                otlp.request([({}, [("", [otlp.record(rng) for _ in range(20000)])])]).SerializeToString(), None]
     rows = [(value, "ab"[index % 2], index % 3, index) for index, value in enumerate(values)]
-    df = (spark.createDataFrame(rows, "value binary, topic string, partition int, offset long")
-          .repartition(2, "topic", "partition"))
+    df = frame(spark, rows).repartition(2, "topic", "partition")
     contract = otlp.GROUPED if grouped else otlp.PLAIN
     summary = both_agree(df, Contract.with_settings(**{**dict(contract.settings), "COUNT_LINES": "true"}), 7)
     assert summary.records_logged > 20000 + count and summary.rejected
@@ -131,9 +140,10 @@ def test_the_one_pass_summarizes_otlp_requests_and_their_mutations_as_the_aggreg
 
 @pytest.mark.parametrize("past_plan", [False, True])
 def test_a_batch_counted_in_one_pass_is_the_batch_the_aggregate_counts(spark, past_plan):
-    """batch.count.count_planned on Kafka rows with one_pass against the same on classified rows:
-    the same BatchSummary, with bounds, a plan that rows lie past (counted again per partition) and
-    colliding dead-letter slots (every reject fits the limit: the second job keeps each one)."""
+    """batch.count.count_planned on Kafka rows against Spark SQL's counting of the same rows: the
+    same BatchSummary, with bounds, a plan that rows lie past (counted again per partition, as
+    without bounds) and colliding dead-letter slots (every reject fits the limit: the second job
+    keeps each one)."""
     from errorcount.batch.count import count_planned
     from errorcount.faults import NO_FAULTS
     contract = Contract.with_settings(GROUP_BY="level", COUNT_LINES="true")
@@ -141,7 +151,10 @@ def test_a_batch_counted_in_one_pass_is_the_batch_the_aggregate_counts(spark, pa
     stored = {TopicPartition(t, p): 100 * p + 10 for t in ("a", "b") for p in range(3)}
     plan = {tp: offset + (20 if past_plan else 400) for tp, offset in stored.items()}
     df = df.where(df["offset"] >= df["partition"] * 100 + 10)
-    got = count_planned(df, 2, 10_000, 2, NO_FAULTS, stored, plan, True, contract)
-    expected = count_planned(classify_lines_df(df, contract), 2, 10_000, 2, NO_FAULTS, stored, plan, True)
-    assert got == expected
+    got = count_planned(df, contract, 2, 10_000, 2, NO_FAULTS, stored, plan)
+    classified = classify_lines_df(df, contract)
+    bounds = None if past_plan else {tp: (stored[tp], end) for tp, end in plan.items()}
+    expected = summarize(batch_summary_df(classified, 2, bounds, True).collect(), 10_000, True)
+    every = every_dead_letter(rejected_rows_df(classified).collect())
+    assert got == dataclasses.replace(expected, dead_letters=every)
     assert len(got.dead_letters) == got.rejected > 2 * 6  # more rejects than slots: the second job kept each
