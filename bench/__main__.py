@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyspark
 
-from bench import corpus, dimensions, json_read, lines, otlp, passes, phases, recount, report, scale, scale_curves, steady, topics
+from bench import corpus, dimensions, json_read, lines, otlp, phases, recount, report, scale, scale_curves, steady, topics
 from errorcount.config.load import interval_seconds, load_config
 from errorcount.config.settings import SETTINGS
 from errorcount.tools.localenv import local_stack
@@ -26,7 +26,7 @@ from tests.harness import admin_db
 from tests.harness import drivers as harness
 
 ROOT = Path(__file__).resolve().parents[1]
-PHASES = "aqbcdgoxlvtkrefwpsj"
+PHASES = "aqbcdgoxltkrefwpsj"
 OWN_REPORT = set("s")  # phases whose results have files of their own (RESULTS-scale.md)
 OWN_CORPUS = set("sj")  # phases that write and read corpora of their own, never the main one
 DEFAULT_LINES = 5_000_000  # enough batches that JIT warm-up does not dominate (b); ~15 min in all
@@ -120,9 +120,6 @@ def main(argv: list[str] | None = None) -> int:
                  {name: format_corpus(args, name) for name in dimensions.GROUP_BY}, run_dir)),
              ("l", "l_lines", "(b) counting every line (COUNT_LINES), per format, with and without GROUP_BY",
               lambda: lines.lines_phase(
-                  {name: format_corpus(args, name, args.ordered) for name in args.formats.split(",")}, run_dir)),
-             ("v", "v_passes", "(b) with the one pass against the aggregate (COUNT_PASS), per format",
-              lambda: passes.passes_phase(
                   {name: format_corpus(args, name, args.ordered) for name in args.formats.split(",")}, run_dir)),
              ("t", "t_topics", "(b) over several topics against one",
               lambda: topics.topics_phase(args, data, ROOT / ".local" / "bench", run_dir, log)),

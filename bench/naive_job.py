@@ -14,9 +14,9 @@ from pyspark.sql import types as T
 
 from errorcount import main as app_main
 from errorcount.batch import count
-from errorcount.pipeline.aggregate import batch_summary_df
 from errorcount.pipeline.classify import RAW_PREFIX_BYTES, Contract
 from tests.oracles import pyparse
+from tests.oracles.catalyst import batch_summary_df
 
 PARSED = T.StructType([T.StructField("minute", T.LongType()), T.StructField("is_error", T.BooleanType()),
                        T.StructField("reject_reason", T.StringType())])

@@ -16,9 +16,10 @@ from pyspark.sql import functions as F
 
 from errorcount.config.load import load_config
 from errorcount.offsets import TopicPartition
-from errorcount.pipeline.aggregate import batch_summary_df, dead_letter_slots
 from errorcount.pipeline.classify import Contract, classify_lines_df, register_classifier
 from errorcount.pipeline.one_pass import one_pass_summary_df
+from errorcount.pipeline.summary import dead_letter_slots
+from tests.oracles.catalyst import batch_summary_df
 
 
 def timed(action, runs: int = 3) -> float:

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from bench import dimensions, json_read, passes, recount, topics
+from bench import dimensions, json_read, recount, topics
 from bench import lines as bench_lines
 from bench.goals import goals, ratios, watch_cost
 
@@ -73,13 +73,12 @@ def markdown(results: dict) -> str:
     lines += json_read.markdown_lines(results.get("j_json_read"))
     lines += dimensions.markdown_lines(results)
     lines += bench_lines.markdown_lines(results)
-    lines += passes.markdown_lines(results)
     lines += topics.markdown_lines(results)
     lines += recount.markdown_lines(results)
     lines += ["| goal | measured | met |", "|---|---:|:---:|"]
     lines += [f"| {goal} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |"
               for goal, measured, met in goals(results) + dimensions.goals(results) + bench_lines.goals(results)
-              + passes.goals(results) + topics.goals(results) + recount.goals(results)]
+              + topics.goals(results) + recount.goals(results)]
     return "\n".join(lines) + "\n"
 
 

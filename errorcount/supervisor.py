@@ -29,7 +29,7 @@ from errorcount.kafka.observer import EndObserver, look_interval
 from errorcount.kafka.subscription import Subscription
 from errorcount.observe import logline, progress, watch
 from errorcount.observe.watch import Watch, WatchSettings
-from errorcount.pipeline import classify, source
+from errorcount.pipeline import source
 from errorcount.pipeline.classify import Contract
 from errorcount.retry import QueryFailed, RestartPolicy, StopRequested, first_line, retry, stoppable_sleep
 from errorcount.starts import Starts, StartSettings, log_plan
@@ -194,13 +194,11 @@ class Job:
             committer = BatchCommitter(settings, job_store, resume, self.retention, location,
                                        self.describe, leased.watch, topic_now=leased.admin.topic_ids, hooks=self.hooks,
                                        marks=leased.marks)
-            # COUNT_PASS=aggregate: the parse is part of the streaming plan, so each batch arrives
-            # parsed and analysed in the JVM (built in foreachBatch from Python it cost ~100 ms more
-            # per batch); one_pass: the batches get the Kafka rows and classify them as they count
+            # the batches get the Kafka rows and classify them as they count them, in one JVM pass
+            # per task (errorcount/pipeline/one_pass.py)
             stream = source.kafka_stream_df(self.spark, source.source_options(
                 self.kafka, leased.subscription, resume.starting_offsets, self.cfg.max_offsets_per_trigger))
-            lines = stream if settings.one_pass else classify.classify_lines_df(stream, contract)
-            query = (lines.writeStream
+            query = (stream.writeStream
                      .queryName(f"errorcount-{self.cfg.job_name}")
                      .option("checkpointLocation", "file://" + location)
                      .trigger(processingTime=self.cfg.trigger_interval)

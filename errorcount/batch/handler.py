@@ -24,8 +24,8 @@ from errorcount.errors import JobStop
 from errorcount.faults import NO_FAULTS, Hooks
 from errorcount.kafka.observer import look_interval
 from errorcount.observe.watch import Watch
-from errorcount.pipeline.aggregate import dead_letter_slots
 from errorcount.pipeline.classify import Contract
+from errorcount.pipeline.summary import dead_letter_slots
 from errorcount.retry import first_line
 from errorcount.start_plan import Resume
 from errorcount.store.retention import Retention
@@ -37,30 +37,24 @@ HEARTBEAT_RETRY_S = 5.0  # after a heartbeat's transaction failed (MySQL away), 
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """The settings a query's batches are handled with: DEAD_LETTER_LIMIT, SINGLE_TASK_MAX_RECORDS,
-    RETRY_SECONDS (MySQL outages and topic checks ride them out), OVERLAP_COMMIT, LATENESS (which
-    minutes readers were told are complete), and what the contract its query classifies with says
-    of a batch's rows (COUNT_LINES; LOG_FORMAT=otlp: requests)."""
+    """The settings a query's batches are handled with: the contract its query classifies and
+    counts with (errorcount/pipeline/one_pass.py: the batches hold Kafka rows), DEAD_LETTER_LIMIT,
+    SINGLE_TASK_MAX_RECORDS, RETRY_SECONDS (MySQL outages and topic checks ride them out),
+    OVERLAP_COMMIT and LATENESS (which minutes readers were told are complete)."""
 
+    contract: Contract
     dead_letter_limit: int
     single_task_max_records: int
     retry_seconds: int
     overlap_commit: bool
-    count_lines: bool = False
-    requests: bool = False  # LOG_FORMAT=otlp: a Kafka record is a request of any number of log records
     lateness_s: int = 0
     seen_wait_s: float = 2.0  # two looks of the end observer: its ends no batch stored by then are stored alone
-    # COUNT_PASS=one_pass: the batches hold Kafka rows, classified and counted in one pass under this
-    # contract (errorcount/pipeline/one_pass.py); None: they hold classify_lines_df rows
-    one_pass: Contract | None = None
 
     @classmethod
     def of(cls, cfg: Config, contract: Contract | None = None) -> "BatchSettings":
         """From the job's Config and the `contract` its query classifies with (Contract.of(cfg) by default)."""
-        contract = contract or Contract.of(cfg)
-        return cls(cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds, cfg.overlap_commit,
-                   contract.every_line, contract.otlp, cfg.lateness, 2 * look_interval(cfg.trigger_interval),
-                   contract if cfg.count_pass == "one_pass" else None)
+        return cls(contract or Contract.of(cfg), cfg.dead_letter_limit, cfg.single_task_max_records, cfg.retry_seconds,
+                   cfg.overlap_commit, cfg.lateness, 2 * look_interval(cfg.trigger_interval))
 
 
 ONE_TASK_MAX_PARTITIONS = 8  # partitions a one-task batch reads at most (runs_as_one_task)
@@ -101,9 +95,9 @@ class BatchCommitter:
                  topic_now: Callable[[list[str]], dict[str, str | None]] | None = None, hooks: Hooks = NO_FAULTS,
                  marks: Marks | None = None):
         self.dead_letter_limit, self.single_task_max = settings.dead_letter_limit, settings.single_task_max_records
-        self.count_lines, self.one_pass = settings.count_lines, settings.one_pass
+        self.contract = settings.contract
         # log records per Kafka record in the last batch (an OTLP request holds many: unknown before one)
-        self.rows_per_record: float | None = None if settings.requests else 1.0
+        self.rows_per_record: float | None = None if settings.contract.otlp else 1.0
         self.hooks = hooks
         self.watch = watch or Watch()
         self.marks = marks or Marks()  # counted_through: what each commit may claim (errorcount/counted_through.py)
@@ -127,7 +121,7 @@ class BatchCommitter:
         return self.step.stored
 
     def __call__(self, batch_df: DataFrame, batch_id: int) -> None:
-        """foreachBatch: `batch_df` holds one batch's classify_lines_df rows (Kafka rows with BatchSettings.one_pass)."""
+        """foreachBatch: `batch_df` holds one batch's Kafka rows."""
         with self._lock:
             if self._stopping:
                 return  # stop requested: leave the batch uncommitted, it is read again next start
@@ -174,8 +168,8 @@ class BatchCommitter:
         ends = checkpoint.planned_offsets(self.checkpoint, batch_id)  # read once per batch
         one_task = runs_as_one_task(self.planned_reads(batch_id, ends), self.rows_per_record, self.single_task_max)
         cores = batch_df.sparkSession.sparkContext.defaultParallelism
-        summary = count_planned(batch_df, self.slots, self.dead_letter_limit, 1 if one_task else cores,
-                                self.hooks, self.expected, ends, self.count_lines, self.one_pass)
+        summary = count_planned(batch_df, self.contract, self.slots, self.dead_letter_limit, 1 if one_task else cores,
+                                self.hooks, self.expected, ends)
         # Spark's planned end also moves past transaction markers and aborted records, which the
         # rows never show: a batch of only those commits its offsets too, so nothing stalls.
         after = offsets.batch_end(self.expected, summary.ranges, ends)

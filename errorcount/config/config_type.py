@@ -30,7 +30,6 @@ class Config:
     trigger_interval: str  # TRIGGER_INTERVAL
     max_offsets_per_trigger: int  # MAX_OFFSETS_PER_TRIGGER
     single_task_max_records: int  # SINGLE_TASK_MAX_RECORDS
-    count_pass: str  # COUNT_PASS
     overlap_commit: bool  # OVERLAP_COMMIT
     starting_offsets: str  # STARTING_OFFSETS
     kafka_timeout: int  # KAFKA_TIMEOUT

@@ -110,12 +110,6 @@ SETTINGS: tuple[Setting, ...] = (
                  "a single task would pay one after another), run in parallel. With LOG_FORMAT=otlp, log records: "
                  "a batch's Kafka records times the log records each held in the batch before (the first batch, "
                  "of requests of unknown size, runs in parallel)."),
-    Setting("COUNT_PASS", str, "one_pass", "how a batch (and a recount) is classified and counted: one_pass or aggregate",
-            note="one_pass: each Spark task classifies and counts its records in one JVM pass (java/errorcount/OnePass.java) "
-                 "and the driver adds up the tasks' rows, 1.3 to 1.75 times the records/s (make bench (v)); aggregate: "
-                 "the classifier in the streaming plan, then Spark's aggregate, the path before one_pass. Both count "
-                 "exactly the same (docs/design.md, 'One pass'); aggregate stays as a fallback for one release.",
-            choices=("one_pass", "aggregate")),
     Setting("OVERLAP_COMMIT", bool, "true", "commit a batch in MySQL while Spark reads and counts the next one",
             note="Transactions still run one at a time, in batch order: a batch commits only after the previous one "
                  "did, and a failed commit stops the job before anything later is stored (docs/design.md). false: "
@@ -168,7 +162,7 @@ SETTINGS: tuple[Setting, ...] = (
                  "and every job already writing the table set this (their counts then add up in one table)."),
     Setting("COUNT_LINES", bool, "true", "also count every valid line per minute (and per series): an error ratio's denominator",
             note="line_count beside log_count in COUNTS_TABLE and error_series_counts, in the same transaction; a "
-                 "rejected record is not a line. false (the default before the one pass, COUNT_PASS): line_count "
+                 "rejected record is not a line. false (the default before batches were counted in one pass): line_count "
                  "stays 0 and only ERROR lines are classified into series (docs/operations.md, 'Error ratios'). "
                  "Turned on in a running deployment (an upgrade that leaves it unset included), the minutes around "
                  "the restart hold only part of their lines: recount them (docs/operations.md, 'Upgrading: "
@@ -241,7 +235,9 @@ KAFKA_ENV_PREFIX = "KAFKA_OPT_"  # KAFKA_OPT_SECURITY_PROTOCOL=SSL -> kafka.secu
 # (ssl.keystore.key); environment or SECRETS_FILE only, redacted everywhere else.
 SECRET_OPTION = re.compile(r"password|jaas|secret|token|credential|(^|\.)key$", re.IGNORECASE)
 # Settings that were replaced: a config file naming one is told what to use instead.
-REPLACED = {"MYSQL_SSL_VERIFY_IDENTITY": "MYSQL_SSL_MODE=verify_identity (or verify_ca to skip the host name check)"}
+REPLACED = {"MYSQL_SSL_VERIFY_IDENTITY": "MYSQL_SSL_MODE=verify_identity (or verify_ca to skip the host name check)",
+            "COUNT_PASS": "nothing: every batch is classified and counted in one JVM pass (COUNT_PASS=one_pass was "
+                          "the default; the aggregate path is gone), so delete the line"}
 
 
 def reads_requests(log_format: str) -> bool:

@@ -188,3 +188,11 @@ def reject_reason_of(code: Column, reasons: dict[int, str]) -> Column:
     for number, name in sorted(reasons.items(), reverse=True):
         reason = F.when(code == number, F.lit(name)).otherwise(reason)
     return reason
+
+
+def rejected_rows_df(classified: DataFrame) -> DataFrame:
+    """In: classify_lines_df output. Out: topic, partition, offset, reject_reason, raw_value of every
+    rejected row: the dead letters of a batch whose rejects fit under DEAD_LETTER_LIMIT but whose
+    slot picks (one_pass_summary_df) collided, collected in a second, bounded job."""
+    return (classified.where(F.col("reject_reason").isNotNull())
+            .select("topic", "partition", "offset", "reject_reason", "raw_value"))

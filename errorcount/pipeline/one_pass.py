@@ -1,24 +1,37 @@
 """Classify and count in one JVM pass per task (java/errorcount/OnePass.java): the Kafka rows of a
-batch in, batch_summary_df's rows out, without Spark's aggregate. Each task classifies its records
+batch in, summary.FIELDS rows out, without Spark's aggregate. Each task classifies its records
 with the contract's classifier and counts them into a table of (topic, partition, minute, series,
 dead slot) groups keyed by numbers (the series in a per-task dictionary); the driver folds the
-tasks' rows with summary.summarize as it folds the aggregate's (docs/design.md, "One pass")."""
+tasks' rows with summary.summarize (docs/design.md, "One pass")."""
+
+from collections.abc import Mapping
 
 from pyspark.sql import DataFrame
 
 from errorcount import session
-from errorcount.pipeline.aggregate import Bounds, bounds_listed
+from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract
 from errorcount.pipeline.columns import PerApp
+
+Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
 
 _per_app = PerApp()  # the contract's settings as a JVM map, built once per application
 
 
 def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, bounds: Bounds | None = None) -> DataFrame:
     """In: Kafka rows (value, topic, partition, offset[, timestamp]). Out: the columns of
-    summary.FIELDS, grouped as batch_summary_df(classify_lines_df(raw, contract), slots, bounds,
-    contract.every_line) groups them, but per task: a group read by several tasks has a row from
-    each (summarize adds them up). newest_ms is null when the rows have no timestamp."""
+    summary.FIELDS, a row per group per task (a group read by several tasks has a row from each:
+    summarize adds them up); newest_ms is null when the rows have no timestamp.
+
+    A group is (topic, partition, minute, series, dead_slot): minute is the epoch minute of every
+    line with COUNT_LINES (contract.every_line), else of ERROR lines only, null for rejects; series
+    the line's GROUP_BY values, else null. Rejects group by dead_slot = offset mod `slots`: each
+    such group is a dead letter, its lowest offset (min_offset) with that record's reason and
+    first KiB (slots 0: no dead letters). With `bounds` (the batch's planned offsets), a line
+    counted inside its partition's bounds has partition null: such lines group across partitions,
+    and every other row keeps its partition, so the offset ranges the driver checks still see
+    each row that could break them. records counts Kafka records, log_records the log records
+    in them (as many but for LOG_FORMAT=otlp). tests/oracles/catalyst.py is the same in Spark SQL."""
     jvm = session.jvm(raw.sparkSession)
     settings = _per_app.get(contract.settings, lambda: contract.to_java(jvm))
     jdf = jvm.errorcount.OnePass.apply(raw._jdf, settings, slots, bounds_text(bounds or {}), contract.by_topic)
@@ -27,5 +40,21 @@ def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, boun
 
 def bounds_text(bounds: Bounds) -> str:
     """`bounds` as OnePass.parse reads them: a line per topic, its name, first offsets and ends
-    (aggregate.bounds_listed) separated by tabs. One string whatever the partitions: one py4j call."""
+    (bounds_listed) separated by tabs. One string whatever the partitions: one py4j call."""
     return "".join(f"{topic}\t{firsts}\t{ends}\n" for topic, (firsts, ends) in bounds_listed(bounds).items())
+
+
+def bounds_listed(bounds: Bounds) -> dict[str, tuple[str, str]]:
+    """Per topic, in name order: its partitions' first offsets and ends (partitions 0, 1, ...), each
+    as one text of numbers joined by commas, "" for a partition the bounds do not name. One pass
+    over the bounds, whatever the topics."""
+    by_topic: dict[str, dict[int, tuple[int, int]]] = {}
+    for tp, span in bounds.items():
+        by_topic.setdefault(tp.topic, {})[tp.partition] = span
+    listed = {}
+    for topic in sorted(by_topic):
+        spans = by_topic[topic]
+        row = [spans.get(p, (None, None)) for p in range(max(spans) + 1)]
+        firsts, ends = (",".join("" if span[which] is None else str(span[which]) for span in row) for which in (0, 1))
+        listed[topic] = (firsts, ends)
+    return listed

@@ -1,4 +1,4 @@
-"""One micro-batch's result, folded on the driver from the aggregate's few rows (pure Python:
+"""One micro-batch's result, folded on the driver from the one pass's few rows (pure Python:
 the store and the bench's pure-Python consumer use it without Spark)."""
 
 from collections.abc import Callable, Iterable
@@ -50,14 +50,20 @@ class BatchSummary:
         return self.records if self.log_records is None else self.log_records
 
 
-# batch_summary_df's columns, in its order (it selects them from here; newest_ms only when the
-# input has timestamps): summarize() unpacks rows in this order without a per-field lookup
+# one_pass_summary_df's columns, in its order (OnePass.java emits them so; tests/oracles/catalyst.py
+# selects them from here): summarize() unpacks rows in this order without a per-field lookup
 FIELDS = ("topic", "partition", "minute", "series", "dead_slot", "records", "log_records", "errors", "rejected", "min_offset",
           "max_offset", "reject_reason", "raw_value", "newest_ms")
 
 
+def dead_letter_slots(limit: int, partitions: int) -> int:
+    """Slots per partition for dead letters: together about `limit` (DEAD_LETTER_LIMIT) over
+    `partitions` (of every topic read)."""
+    return -(-limit // max(partitions, 1)) if limit > 0 else 0
+
+
 def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_line: bool = False) -> BatchSummary:
-    """Folds batch_summary_df rows (collected to the driver) into one BatchSummary, keeping at
+    """Folds one_pass_summary_df rows (collected to the driver) into one BatchSummary, keeping at
     most `dead_letter_limit` dead letters (None: all), lowest (topic, partition, offset) first.
     The offset ranges come from the rows with a partition. `every_line`: the rows were grouped
     with every line's minute (COUNT_LINES): lines are counted too.
@@ -105,8 +111,8 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
     for (topic, _partition), (records, errors, rejected, _low, _high, logged) in partitions.items():
         was = per_topic.get(topic, (0, 0, 0, 0))
         per_topic[topic] = (was[0] + records, was[1] + errors, was[2] + rejected, was[3] + logged)
-    # partition None: ERROR rows inside the batch's planned offsets (aggregate.batch_summary_df's
-    # bounds), counted across partitions; they bound no partition's range
+    # partition None: lines inside the batch's planned offsets (one_pass_summary_df's bounds),
+    # counted across partitions; they bound no partition's range
     ranges = {TopicPartition(topic, partition): (seen[3], seen[4]) for (topic, partition), seen in partitions.items()
               if partition is not None}
     kept = tuple(sorted(dead_letters, key=lambda letter: letter[:3])[:dead_letter_limit])
@@ -118,7 +124,7 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
 
 def reader(row: Any) -> Callable[[Any], Any]:
     """How to unpack pyspark Rows shaped like `row` into FIELDS' values: as they are when their
-    fields are FIELDS in order (the aggregate's rows: tuple unpacking, no per-field call), else by
+    fields are FIELDS in order (the one pass's rows: tuple unpacking, no per-field call), else by
     position, None for a field the rows do not have (newest_ms without timestamps)."""
     names = tuple(row.__fields__)
     if names == FIELDS:

@@ -1,7 +1,6 @@
 """The recount's Spark side: the job's partitions read as one batch between given offsets, and
-counted by the micro-batch's own code path (one_pass_summary_df with COUNT_PASS=one_pass, else
-classify_lines_df and batch_summary_df; then summarize): the same classifier, the same counting,
-no second implementation. Only small aggregates reach the
+counted by the micro-batch's own code path (one_pass_summary_df, then summarize): the same
+classifier, the same counting, no second implementation. Only small aggregates reach the
 driver: a chunk of minutes at a time."""
 
 import json
@@ -13,8 +12,7 @@ from pyspark.sql import functions as F
 
 from errorcount.kafka.client import KafkaClient
 from errorcount.offsets import TopicPartition
-from errorcount.pipeline.aggregate import batch_summary_df
-from errorcount.pipeline.classify import Contract, classify_lines_df
+from errorcount.pipeline.classify import Contract
 from errorcount.pipeline.one_pass import one_pass_summary_df
 from errorcount.pipeline.source import reader_options
 from errorcount.pipeline.summary import summarize
@@ -40,24 +38,20 @@ def batch_options(client: KafkaClient, spans: Spans) -> dict[str, str]:
 
 class Counter:
     """Counts records of the job's partitions under `contract` (the job's rules, every line with
-    COUNT_LINES), per minute and series; in one pass per task (COUNT_PASS=one_pass) or with Spark's
-    aggregate, as the job's batches are."""
+    COUNT_LINES), per minute and series, in one pass per task as the job's batches are."""
 
-    def __init__(self, spark: SparkSession, client: KafkaClient, contract: Contract, one_pass: bool = False):
-        self.spark, self.client, self.contract, self.one_pass = spark, client, contract, one_pass
+    def __init__(self, spark: SparkSession, client: KafkaClient, contract: Contract):
+        self.spark, self.client, self.contract = spark, client, contract
 
     def aggregate(self, spans: Spans) -> DataFrame | None:
-        """In: the offsets to read. Out: batch_summary_df's groups of counted lines (minute not
+        """In: the offsets to read. Out: one_pass_summary_df's groups of counted lines (minute not
         null), persisted: each chunk then reads its minutes of them. None when nothing is to read."""
         if not any(end > start for start, end in spans.values()):
             return None
         records = self.spark.read.format("kafka").options(**batch_options(self.client, spans)).load()
         records = records.select("topic", "partition", "offset", "value")
-        if self.one_pass:  # a row per group per task: as many tasks as cores, not one per partition (the batch's rule)
-            tasks = self.spark.sparkContext.defaultParallelism
-            grouped = one_pass_summary_df(records.coalesce(tasks), self.contract, 0, dict(spans))
-        else:
-            grouped = batch_summary_df(classify_lines_df(records, self.contract), 0, dict(spans), self.contract.every_line)
+        tasks = self.spark.sparkContext.defaultParallelism  # a row per group per task: as many as cores (the batch's rule)
+        grouped = one_pass_summary_df(records.coalesce(tasks), self.contract, 0, dict(spans))
         return grouped.where(F.col("minute").isNotNull()).persist(StorageLevel.MEMORY_AND_DISK)
 
     def figures(self, grouped: DataFrame | None, chunk: Range) -> Figures:
@@ -80,7 +74,7 @@ class Counter:
 
 
 def as_figures(rows, every_line: bool) -> Figures:
-    """batch_summary_df rows folded by summarize: (ERROR lines, lines) per minute and series (lines
+    """one_pass_summary_df rows folded by summarize: (ERROR lines, lines) per minute and series (lines
     0 without COUNT_LINES, as the job writes them)."""
     summary = summarize(rows, 0, every_line)
     minutes = {m: (n, summary.minute_lines.get(m, 0)) for m, n in summary.minute_counts.items()}

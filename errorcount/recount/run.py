@@ -67,7 +67,7 @@ class Recount:
         self.cfg, self.spark, self.hooks, self.print_out = cfg, spark, hooks, print_out
         self.rules = Rules.of(cfg)
         self.client = KafkaClient.of(cfg)
-        self.counter = Counter(spark, self.client, Contract.of(cfg), cfg.count_pass == "one_pass")
+        self.counter = Counter(spark, self.client, Contract.of(cfg))
         self.recounted_by = f"{socket.gethostname()} pid {os.getpid()} recount {uuid.uuid4().hex[:12]}"
         self.describe = failures.failure_text(cfg.mysql_host, cfg.mysql_port)
 

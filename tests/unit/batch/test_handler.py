@@ -186,8 +186,9 @@ def test_the_heartbeat_stores_the_ends_seen_that_no_batch_stored_for_two_looks(t
     committer.close()
 
 
-@pytest.mark.parametrize("count_pass, one_pass", [("aggregate", False), ("one_pass", True)])
-def test_count_pass_one_pass_hands_the_batches_the_contract_they_are_classified_with(count_pass, one_pass):
-    cfg = load_config([], {"KAFKA_TOPIC": "logs", "COUNT_PASS": count_pass, "LOG_FORMAT": "access"})
+def test_the_batches_are_counted_with_the_contract_the_job_classifies_with():
+    cfg = load_config([], {"KAFKA_TOPIC": "logs", "LOG_FORMAT": "access", "COUNT_LINES": "false"})
     settings = BatchSettings.of(cfg)
-    assert (settings.one_pass == Contract.of(cfg)) is one_pass and (settings.one_pass is None) is not one_pass
+    assert settings.contract == Contract.of(cfg) and not settings.contract.every_line
+    given = Contract.with_settings(LOG_FORMAT="json")
+    assert BatchSettings.of(cfg, given).contract is given

@@ -15,9 +15,9 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from pyspark.sql import functions as F
 
 from errorcount.offsets import TopicPartition
-from errorcount.pipeline.aggregate import batch_summary_df
 from errorcount.pipeline.classify import Contract, classify_lines_df, outcomes, register_classifier
 from errorcount.pipeline.summary import summarize
+from tests.oracles.catalyst import batch_summary_df
 from tests.oracles.pyotlp import Otlp, Outcome, Record, request
 from tests.support import ROOT
 

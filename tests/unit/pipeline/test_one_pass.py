@@ -1,8 +1,11 @@
-"""The one pass (errorcount/pipeline/one_pass.py, java/errorcount/OnePass.java) against the aggregate
-path it replaces: the same batches through classify_lines_df + batch_summary_df and through
-one_pass_summary_df, folded by summarize, must give the same BatchSummary, for every format, with
-and without GROUP_BY, COUNT_LINES, dead-letter slots, bounds and timestamps."""
+"""The one pass (errorcount/pipeline/one_pass.py, java/errorcount/OnePass.java) against Spark SQL's
+counting of the same rows (tests/oracles/catalyst.py, the job's path before the one pass) and the
+plain-Python contract (tests/oracles/pyformats.py): the same batches through classify_lines_df +
+batch_summary_df and through one_pass_summary_df, folded by summarize, must give the same
+BatchSummary, for every format, with and without GROUP_BY, COUNT_LINES, dead-letter slots, bounds
+and timestamps."""
 
+import dataclasses
 import random
 from datetime import datetime
 
@@ -10,11 +13,11 @@ import pytest
 from pyspark.sql import DataFrame
 
 from errorcount.offsets import TopicPartition
-from errorcount.pipeline.aggregate import batch_summary_df
-from errorcount.pipeline.classify import Contract, classify_lines_df
+from errorcount.pipeline.classify import Contract, classify_lines_df, rejected_rows_df
 from errorcount.pipeline.one_pass import one_pass_summary_df
-from errorcount.pipeline.summary import BatchSummary, summarize
+from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summarize
 from errorcount.tools import samples
+from tests.oracles.catalyst import batch_summary_df
 
 START = datetime(2031, 4, 1, 12, 0)
 
@@ -137,9 +140,10 @@ def test_the_one_pass_summarizes_otlp_requests_and_their_mutations_as_the_aggreg
 
 @pytest.mark.parametrize("past_plan", [False, True])
 def test_a_batch_counted_in_one_pass_is_the_batch_the_aggregate_counts(spark, past_plan):
-    """batch.count.count_planned on Kafka rows with one_pass against the same on classified rows:
-    the same BatchSummary, with bounds, a plan that rows lie past (counted again per partition) and
-    colliding dead-letter slots (every reject fits the limit: the second job keeps each one)."""
+    """batch.count.count_planned on Kafka rows against Spark SQL's counting of the same rows: the
+    same BatchSummary, with bounds, a plan that rows lie past (counted again per partition, as
+    without bounds) and colliding dead-letter slots (every reject fits the limit: the second job
+    keeps each one)."""
     from errorcount.batch.count import count_planned
     from errorcount.faults import NO_FAULTS
     contract = Contract.with_settings(GROUP_BY="level", COUNT_LINES="true")
@@ -147,7 +151,10 @@ def test_a_batch_counted_in_one_pass_is_the_batch_the_aggregate_counts(spark, pa
     stored = {TopicPartition(t, p): 100 * p + 10 for t in ("a", "b") for p in range(3)}
     plan = {tp: offset + (20 if past_plan else 400) for tp, offset in stored.items()}
     df = df.where(df["offset"] >= df["partition"] * 100 + 10)
-    got = count_planned(df, 2, 10_000, 2, NO_FAULTS, stored, plan, True, contract)
-    expected = count_planned(classify_lines_df(df, contract), 2, 10_000, 2, NO_FAULTS, stored, plan, True)
-    assert got == expected
+    got = count_planned(df, contract, 2, 10_000, 2, NO_FAULTS, stored, plan)
+    classified = classify_lines_df(df, contract)
+    bounds = None if past_plan else {tp: (stored[tp], end) for tp, end in plan.items()}
+    expected = summarize(batch_summary_df(classified, 2, bounds, True).collect(), 10_000, True)
+    every = every_dead_letter(rejected_rows_df(classified).collect())
+    assert got == dataclasses.replace(expected, dead_letters=every)
     assert len(got.dead_letters) == got.rejected > 2 * 6  # more rejects than slots: the second job kept each

@@ -1,17 +1,15 @@
-"""Per-batch aggregation: one Spark job yields everything the MySQL transaction needs
-(errorcount/pipeline/summary.py folds its rows into the batch's BatchSummary)."""
-
-from collections.abc import Mapping
+"""The micro-batch's counting in Spark SQL: the classifier's rows (classify_lines_df) grouped by
+Spark's aggregate into summary.FIELDS rows. The job counted so until the one JVM pass replaced it
+(java/errorcount/OnePass.java, docs/design.md "One pass"); kept here as the second, independent
+implementation the one pass is checked against (tests/unit/pipeline/test_one_pass.py, make
+differential), and as the naive job's counting (bench/naive_job.py)."""
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from errorcount.offsets import TopicPartition
 from errorcount.pipeline.columns import once_per_app
+from errorcount.pipeline.one_pass import Bounds, bounds_listed
 from errorcount.pipeline.summary import FIELDS
-
-Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
-
 
 KEYS = ("topic", "partition", "minute", "series", "dead_slot")  # a summary row's group
 
@@ -37,12 +35,6 @@ def _record_counts() -> tuple[list[Column], list[Column]]:
     (classify_lines_df's first and log_record). The same count twice is computed once."""
     return ([F.count(F.lit(1)).alias("records"), F.count(F.lit(1)).alias("log_records")],
             [F.count_if("first").alias("records"), F.count_if("log_record").alias("log_records")])
-
-
-def dead_letter_slots(limit: int, partitions: int) -> int:
-    """Slots per partition for dead letters: together about `limit` (DEAD_LETTER_LIMIT) over
-    `partitions` (of every topic read)."""
-    return -(-limit // max(partitions, 1)) if limit > 0 else 0
 
 
 def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | None = None,
@@ -106,30 +98,6 @@ def _inside(bounds: Bounds) -> Column:
     return (F.col("offset") >= by_topic(0)) & (F.col("offset") < by_topic(1))
 
 
-def bounds_listed(bounds: Bounds) -> dict[str, tuple[str, str]]:
-    """Per topic, in name order: its partitions' first offsets and ends (partitions 0, 1, ...), each
-    as one text of numbers joined by commas, "" for a partition the bounds do not name. One pass
-    over the bounds, whatever the topics."""
-    by_topic: dict[str, dict[int, tuple[int, int]]] = {}
-    for tp, span in bounds.items():
-        by_topic.setdefault(tp.topic, {})[tp.partition] = span
-    listed = {}
-    for topic in sorted(by_topic):
-        spans = by_topic[topic]
-        row = [spans.get(p, (None, None)) for p in range(max(spans) + 1)]
-        firsts, ends = (",".join("" if span[which] is None else str(span[which]) for span in row) for which in (0, 1))
-        listed[topic] = (firsts, ends)
-    return listed
-
-
 @once_per_app
 def _newest() -> list[Column]:
     return [F.max(F.unix_millis("timestamp")).alias("newest_ms")]
-
-
-def rejected_rows_df(classified: DataFrame) -> DataFrame:
-    """In: classify_lines_df output. Out: topic, partition, offset, reject_reason, raw_value of every
-    rejected row: the dead letters of a batch whose rejects fit under DEAD_LETTER_LIMIT but whose
-    slot picks (batch_summary_df) collided, collected in a second, bounded job."""
-    return (classified.where(F.col("reject_reason").isNotNull())
-            .select("topic", "partition", "offset", "reject_reason", "raw_value"))

@@ -1,22 +1,23 @@
-"""batch_summary_df on inline rows, summarize() folding the collected rows, and the dead letters
-picked in the same job."""
+"""tests/oracles/catalyst.py, the one pass's second implementation in Spark SQL, on inline
+classified rows: its groups (partition, minute, series, dead slot), the bounds that count lines
+across partitions, and the dead letters picked in the same job. What it is held to, the one pass
+(java/errorcount/OnePass.java) is held to through tests/unit/pipeline/test_one_pass.py."""
 
 import dataclasses
 
 import pytest
 from chispa import assert_df_equality
-from pyspark.sql import Row
 
-from errorcount.batch.count import count_planned
 from errorcount.errors import DataLossError
-from errorcount.faults import NO_FAULTS
-from errorcount.offsets import TopicPartition, batch_end, check_no_overlap
-from errorcount.pipeline.aggregate import _inside, batch_summary_df, dead_letter_slots, rejected_rows_df
+from errorcount.offsets import TopicPartition, check_no_overlap
 from errorcount.pipeline.classify import Contract, classify_lines_df
-from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summarize
+from errorcount.pipeline.summary import summarize
+from tests.oracles.catalyst import _inside, batch_summary_df
 
 IN_SCHEMA = ("topic string, partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, "
              "series string")
+
+
 OUT_SCHEMA = ("topic string, partition int, minute long, series string, dead_slot long, records long, log_records long, "
               "errors long, "
               "rejected long, min_offset long, max_offset long, reject_reason string, raw_value binary")
@@ -142,70 +143,6 @@ def test_dead_letters_keep_reason_and_first_kib_through_parse_and_summary(spark)
     assert (summarize(rows, 2).records, summarize(rows, 2).rejected) == (5, 4)
 
 
-def test_dead_letter_slots_share_the_limit_between_partitions():
-    assert [dead_letter_slots(1000, 4), dead_letter_slots(1000, 3), dead_letter_slots(7, 1),
-            dead_letter_slots(5, 8), dead_letter_slots(0, 4), dead_letter_slots(10, 0)] == [250, 334, 7, 1, 0, 10]
-
-
-def row(partition, minute, records, rejected, low, high, slot=None, reason=None, raw=None, series=None,
-        topic="t", errors=None):
-    """A summary row; `errors` defaults to the ERROR-only grouping's (all of a minute's records)."""
-    errors = (records if minute is not None else 0) if errors is None else errors
-    return Row(topic=topic, partition=partition, minute=minute, series=series, dead_slot=slot, records=records,
-               log_records=records, errors=errors,
-               rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
-
-
-def test_summarize_adds_up_minutes_and_offset_ranges():
-    summary = summarize([row(0, 100, 2, 0, 10, 11), row(0, None, 3, 1, 5, 20), row(1, 100, 4, 0, 0, 9),
-                         row(1, 101, 1, 0, 3, 3), row(1, None, 2, 2, 12, 15, slot=0, reason="bad_level",
-                                                      raw=bytearray(b"?")), row(0, 100, 1, 0, 4, 4, topic="u")])
-    assert summary == BatchSummary(records=13, errors=8, rejected=3, minute_counts={100: 7, 101: 1},
-                                   ranges={TopicPartition("t", 0): (5, 20), TopicPartition("t", 1): (0, 15),
-                                           TopicPartition("u", 0): (4, 4)},
-                                   dead_letters=(("t", 1, 12, "bad_level", b"?"),),
-                                   per_topic={"t": (12, 7, 3, 12), "u": (1, 1, 0, 1)},
-                                   collided=True)  # two rejects (offsets 12 to 15) on one dead-letter slot
-
-
-def test_summarize_adds_up_series_per_minute_across_partitions():
-    summary = summarize([row(0, 100, 2, 0, 10, 11, series="a"), row(1, 100, 3, 0, 0, 2, series="a"),
-                         row(1, 100, 1, 0, 3, 3, series=""), row(1, 101, 4, 0, 4, 7, series="a"), row(1, None, 2, 0, 8, 9)])
-    assert summary.series_counts == {(100, "a"): 5, (100, ""): 1, (101, "a"): 4}
-    assert summary.minute_counts == {100: 6, 101: 4} and summary.errors == 10
-
-
-def test_summarize_of_nothing_is_empty():
-    assert summarize([]) == BatchSummary()
-
-
-def test_rejected_rows_are_every_reject_with_its_reason_and_prefix(spark):
-    rows = [("t", 0, 5, None, False, "bad_level", bytearray(b"x"), None), ("t", 1, 2, 100, True, None, None, "a"),
-            ("t", 0, 7, None, False, "null_value", None, None), ("s", 1, 9, None, False, "empty_line", bytearray(b""), None)]
-    collected = rejected_rows_df(spark.createDataFrame(rows, IN_SCHEMA)).collect()
-    assert every_dead_letter(collected) == (("s", 1, 9, "empty_line", b""), ("t", 0, 5, "bad_level", b"x"),
-                                            ("t", 0, 7, "null_value", None))
-
-
-def test_a_batch_past_its_plan_is_counted_again_with_every_rows_partition(spark):
-    """count_planned: bounds from the stored offsets to Spark's plan; a row at or past the plan's
-    end (t-1's 8 below, planned end 8) means the plan is not what was read, and the inside ERROR
-    rows (t-1's 7 and 6, t-0's 19) must bound their partitions again for batch_end's max + 1."""
-    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
-    stored = {TopicPartition("t", 0): 9, TopicPartition("t", 1): 5}
-    plan = {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9, TopicPartition("u", 0): 4}
-    within = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan, every_line=False)
-    # all ERROR rows lie inside: the ranges are the other rows' (u-0 has none)
-    assert within.ranges == {TopicPartition("t", 0): (12, 12), TopicPartition("t", 1): (5, 5)}
-    assert batch_end(stored, within.ranges, plan) == plan
-    past = {**plan, TopicPartition("t", 1): 8}
-    again = count_planned(df, 0, 0, 2, NO_FAULTS, stored, past, every_line=False)
-    assert again == count_planned(df, 0, 0, 2, NO_FAULTS, stored, None, every_line=False) == summarize(
-        batch_summary_df(df, every_line=False).collect())
-    assert batch_end(stored, again.ranges, past) == {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9,
-                                                     TopicPartition("u", 0): 4}
-
-
 def test_with_count_lines_every_line_groups_by_its_minute_and_series_and_its_errors_are_counted(spark):
     rows = [
         ("t", 0, 10, 100, True, None, None, "a"), ("t", 0, 11, 100, False, None, None, "a"),  # one series: 2 lines, 1 ERROR
@@ -225,28 +162,6 @@ def test_with_count_lines_every_line_groups_by_its_minute_and_series_and_its_err
     assert summary.series_counts == {(100, "a"): 2, (100, "b"): 0, (101, "a"): 0}
     assert summary.series_lines == {(100, "a"): 3, (100, "b"): 1, (101, "a"): 1}
     assert (summary.records, summary.errors, summary.rejected, summary.lines) == (6, 2, 1, 5)  # lines: 4 + 1
-
-
-def test_with_count_lines_every_line_inside_the_bounds_counts_across_partitions(spark):
-    df = spark.createDataFrame(bounded_rows(), IN_SCHEMA)
-    stored = {TopicPartition("t", 0): 9, TopicPartition("t", 1): 5}
-    plan = {TopicPartition("t", 0): 20, TopicPartition("t", 1): 9, TopicPartition("u", 0): 4}
-    summary = count_planned(df, 0, 0, 2, NO_FAULTS, stored, plan, every_line=True)
-    # every line lies inside: the reject (t-1's 5) is the only row left to bound a partition
-    assert summary.ranges == {TopicPartition("t", 1): (5, 5)}
-    assert summary.minute_lines == {100: 7, 101: 1} and summary.minute_counts == {100: 6, 101: 1}
-    unbounded = count_planned(df, 0, 0, 2, NO_FAULTS, stored, None, every_line=True)
-    assert dataclasses.replace(summary, ranges=unbounded.ranges) == unbounded
-
-
-def test_rejects_of_one_record_on_a_slot_are_no_collision_two_records_are():
-    """An OTLP request's rejected log records share its offset and so its dead-letter slot: one
-    dead letter, nothing missed; two records on one slot are a collision (count() then reads every
-    reject again)."""
-    one_record = summarize([row(0, None, 1, 3, 7, 7, slot=7, reason="bad_timestamp", raw=bytearray(b"r"))])
-    two_records = summarize([row(0, None, 2, 2, 7, 17, slot=7, reason="bad_otlp", raw=bytearray(b"r"))])
-    assert (one_record.collided, one_record.rejected, len(one_record.dead_letters)) == (False, 3, 1)
-    assert (two_records.collided, two_records.rejected, len(two_records.dead_letters)) == (True, 2, 1)
 
 
 def test_bounds_with_a_hole_and_many_partitions_fold_to_literal_arrays(spark):
