@@ -116,6 +116,7 @@ class Marks:
         self._marks: dict[TopicPartition, int] = dict(previous or {})
         self._floor: dict[tuple[str | None, TopicPartition], int] = dict(floor or {})
         self.stored_job: int | None = job  # the job's mark MySQL holds
+        self.stored_topics: dict[str, int] = {}  # each topic's mark MySQL holds (as this driver stored or read it)
 
     @classmethod
     def of(cls, stored: Position, topics: Mapping[str, int], job: int | None, seen: Position,
@@ -124,7 +125,9 @@ class Marks:
         every partition of the topic), the job's, and the end offsets the job has seen as the floor,
         under the topic IDs they were stored with (`ids`; None or missing: any ID)."""
         floor = {((ids or {}).get(tp.topic), tp): end for tp, end in seen.items()}
-        return cls({tp: topics[tp.topic] for tp in stored if tp.topic in topics}, job, floor)
+        marks = cls({tp: topics[tp.topic] for tp in stored if tp.topic in topics}, job, floor)
+        marks.stored_topics = dict(topics)
+        return marks
 
     def observe(self, observation: Observation) -> None:
         with self._lock:
@@ -161,6 +164,16 @@ class Marks:
                                   if any(self._marks.get(tp, -1) < o.at_ms for tp in o.ends)] or self._observations[-1:]
             if marks.job is not None:
                 self.stored_job = max(self.stored_job or marks.job, marks.job)
+            for topic, at in marks.topics.items():
+                self.stored_topics[topic] = max(self.stored_topics.get(topic, at), at)
+
+    def moves(self, marks: Through, step_ms: int) -> bool:
+        """Whether `marks` move the job's mark, or one topic's, at least `step_ms` past what MySQL
+        holds: a topic that lags (an open transaction, a stalled partition) holds the job's mark
+        back, and the other topics' marks still move (docs/operations.md, "Completeness per topic")."""
+        with self._lock:
+            job_moves = marks.job is not None and marks.job >= (self.stored_job or 0) + step_ms
+            return job_moves or any(at >= self.stored_topics.get(topic, 0) + step_ms for topic, at in marks.topics.items())
 
 
 def into_complete(minutes: Mapping[int, int], complete_before_ms: int | None) -> tuple[int, int | None]:

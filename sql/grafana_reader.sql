@@ -20,5 +20,7 @@ GRANT SELECT ON `errorcount`.`error_series_counts` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`error_counts_by_label` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`counted_through` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`counts_complete` TO 'errorcount_reader'@'%';
+GRANT SELECT ON `errorcount`.`complete_by_topic` TO 'errorcount_reader'@'%';
+GRANT SELECT ON `errorcount`.`changed_minutes` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`error_log_minutes` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`counts_table_minutes` TO 'errorcount_reader'@'%';

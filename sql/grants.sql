@@ -13,3 +13,4 @@ GRANT SELECT, INSERT, UPDATE ON `errorcount`.* TO 'errorcount'@'%';
 GRANT DELETE ON `errorcount`.`ingest_batches` TO 'errorcount'@'%';
 GRANT DELETE ON `errorcount`.`rejected_lines` TO 'errorcount'@'%';
 GRANT DELETE ON `errorcount`.`error_series_counts` TO 'errorcount'@'%';
+GRANT DELETE ON `errorcount`.`changed_minutes` TO 'errorcount'@'%';

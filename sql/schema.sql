@@ -173,6 +173,28 @@ CREATE TABLE IF NOT EXISTS counted_through (
   PRIMARY KEY (job, topic)
 ) ENGINE = InnoDB;
 
+-- Complete minutes that changed afterwards (docs/operations.md, "Complete minutes that changed"):
+-- a row per minute (series_id 0: the counts table's row) and per series (GROUP_BY) that a batch
+-- added lines to after the minute was complete (log_time + 1 minute <= the job's complete_before
+-- as stored when the batch began), with the row's errors and lines before and after the batch.
+-- Written in the batch's own transaction; only late lines write rows. ledger_id: the batch's first
+-- ingest_batches row. Deleted RETENTION_DAYS after changed_at (the index serves those deletes).
+CREATE TABLE IF NOT EXISTS changed_minutes (
+  job           VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  log_time      DATETIME     NOT NULL,
+  series_id     BIGINT       NOT NULL,  -- 0: the minute's row in the job's counts table
+  ledger_id     BIGINT       NOT NULL,
+  epoch         BIGINT       NOT NULL,
+  errors_before BIGINT       NOT NULL,
+  errors_after  BIGINT       NOT NULL,
+  lines_before  BIGINT       NOT NULL,
+  lines_after   BIGINT       NOT NULL,
+  changed_at    DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  PRIMARY KEY (job, ledger_id, log_time, series_id),
+  KEY changed_minutes_time (job, log_time),
+  KEY changed_minutes_changed (changed_at)
+) ENGINE = InnoDB;
+
 -- Migrations for databases created by an earlier version of this file. MySQL 8.4 has neither
 -- ADD COLUMN IF NOT EXISTS nor CREATE INDEX IF NOT EXISTS (MariaDB has both), so each change
 -- is a statement chosen from information_schema: the change if it is missing, else a no-op.
@@ -338,6 +360,16 @@ SELECT c.counts_table AS table_name, CASE WHEN COUNT(t.job) = COUNT(*) THEN MIN(
 FROM counts_tables c
 LEFT JOIN counted_through t ON t.job = c.job AND t.topic = ''
 GROUP BY c.counts_table;
+
+-- Where each job is complete per topic it reads (docs/operations.md, "Completeness per topic"):
+-- a minute of topic T is complete when it ends at or before T's complete_before. The job-wide mark
+-- (topic '') is the oldest of its topics'; a topic that lags holds it back, this view shows which.
+CREATE OR REPLACE VIEW complete_by_topic AS
+SELECT t.job, t.topic, t.through_at, t.complete_before, t.updated_at,
+       t.complete_before = w.complete_before AS holds_back_job
+FROM counted_through t
+JOIN counted_through w ON w.job = t.job AND w.topic = ''
+WHERE t.topic <> '';
 
 -- error_log with each minute's ratio and whether it is complete (the ratio is NULL without lines).
 CREATE OR REPLACE VIEW error_log_minutes AS

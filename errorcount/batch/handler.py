@@ -185,8 +185,8 @@ class BatchCommitter:
 
     def heartbeat(self) -> None:
         """While no batch runs and no commit is under way (else nothing: the batches carry both):
-        stores counted_through alone when the observations let it move a second or more past what
-        MySQL holds (idle topics), and the ends the observer saw once no batch stored them for
+        stores counted_through alone when the observations let it (the job's or one topic's) move a
+        second or more past what MySQL holds (idle topics), and the ends the observer saw once no batch stored them for
         `seen_wait_s` (seen_due). A failure is left to the next batch or to a heartbeat
         HEARTBEAT_RETRY_S later, but fencing, which ends the query like a batch's (ended_by)."""
         if not self._lock.acquire(blocking=False):
@@ -196,8 +196,7 @@ class BatchCommitter:
                 return
             stored = dict(self.step.stored)
             marks, seen = self.marks.propose(stored, self.guard.ids), self.seen_due(stored)
-            moves = marks.job is not None and marks.job >= (self.marks.stored_job or 0) + HEARTBEAT_STEP_MS
-            if not moves and not seen:
+            if not self.marks.moves(marks, HEARTBEAT_STEP_MS) and not seen:
                 return
 
             def beat() -> None:

@@ -196,9 +196,10 @@ SETTINGS: tuple[Setting, ...] = (
                  "starts. Meant for one start: docs/operations.md, \"After a skip\".", choices=("fail", "skip")),
     Setting("DEAD_LETTER_LIMIT", int, "1000", "most rejected records per batch kept in rejected_lines (0 = none)",
             note="Beyond this they are only counted.", high=100_000),
-    Setting("RETENTION_DAYS", int, "30", "days dead letters and per-batch ledger rows are kept (0 = keep all)",
+    Setting("RETENTION_DAYS", int, "30", "days dead letters, per-batch ledger rows and changed_minutes rows are "
+                                         "kept (0 = keep all)",
             note="Older ledger rows are merged into one row per job, topic, epoch and UTC day, keeping every sum; "
-                 "error_log and the offsets are never pruned. Needs DELETE on those two tables (sql/grants.sql).",
+                 "error_log and the offsets are never pruned. Needs DELETE on those three tables (sql/grants.sql).",
             high=36_500),
     Setting("STOP_MARKER", str, "", "path (any Hadoop file system) whose existence stops the job at a batch boundary",
             note="A running job stops after its in-flight batch commits (exit 0); a starting one exits 0 at once. "

@@ -1,4 +1,5 @@
-"""Retention (RETENTION_DAYS): old ledger rows are merged, old dead letters deleted, so the job's
+"""Retention (RETENTION_DAYS): old ledger rows are merged, old dead letters and rows of complete
+minutes that changed (changed_minutes) deleted, so the job's
 own tables stop growing without bound; with GROUP_BY, per-dimension counts of minutes older than
 SERIES_RETENTION_DAYS are deleted. error_log, offsets, leases, the series registry and skipped
 ranges are kept.
@@ -40,10 +41,13 @@ DELETE_MERGED = "DELETE FROM ingest_batches WHERE job = %s AND topic = %s AND id
 # job '' holds dead letters stored before rejected_lines had a job column: any job on the topic prunes them.
 DELETE_DEAD_LETTERS = ("DELETE FROM rejected_lines WHERE job IN (%s, '') AND topic = %s AND seen_at < %s "
                        "ORDER BY seen_at LIMIT %s")
+# By changed_at's index: rows of complete minutes that changed, kept as long as the dead letters.
+DELETE_CHANGED = "DELETE FROM changed_minutes WHERE job = %s AND changed_at < %s ORDER BY changed_at LIMIT %s"
 # By the (job, log_time, series_id) key; minute keys are UTC, as is the session.
 DELETE_SERIES_COUNTS = "DELETE FROM error_series_counts WHERE job = %s AND log_time < %s ORDER BY log_time LIMIT %s"
 # Privileges are checked even when no row matches: a startup probe that changes nothing.
-PROBE_DELETES = ("DELETE FROM ingest_batches WHERE 1 = 0", "DELETE FROM rejected_lines WHERE 1 = 0")
+PROBE_DELETES = ("DELETE FROM ingest_batches WHERE 1 = 0", "DELETE FROM rejected_lines WHERE 1 = 0",
+                 "DELETE FROM changed_minutes WHERE 1 = 0")
 PROBE_SERIES_DELETE = "DELETE FROM error_series_counts WHERE 1 = 0"
 
 
@@ -119,7 +123,8 @@ def check_ready(job_store: "store.Store", retention: "Retention") -> None:
         job_store.run(run_probes)
     except Exception as error:
         if getattr(error, "args", None) and error.args[0] in (1142, 1143):  # command denied
-            wanted = [*(["RETENTION_DAYS needs DELETE on ingest_batches and rejected_lines"] if retention.days else []),
+            wanted = [*(["RETENTION_DAYS needs DELETE on ingest_batches, rejected_lines and changed_minutes"]
+                        if retention.days else []),
                       *(["SERIES_RETENTION_DAYS (with GROUP_BY) needs DELETE on error_series_counts"]
                         if retention.series_days else [])]
             zero = " and ".join(name for name, days in (("RETENTION_DAYS=0", retention.days),
@@ -157,7 +162,10 @@ def run_pass(job_store: "store.Store", topic: str, days: int, from_id: int = 0,
         return PassResult(0, series_deleted, from_id, False)
     cutoff, rows, plan, removed = merged
     deleted = job_store.run(lambda cursor: cursor.execute(DELETE_DEAD_LETTERS, (job, topic, cutoff, limit)))
-    more = (rows == limit and not plan.reached_young) or deleted == limit or series_deleted == limit
+    changed = job_store.run(lambda cursor: cursor.execute(DELETE_CHANGED, (job, cutoff, limit)))
+    deleted += changed
+    more = (rows == limit and not plan.reached_young) or deleted - changed == limit or changed == limit \
+        or series_deleted == limit
     return PassResult(removed, deleted + series_deleted, plan.resume_id, more)
 
 

@@ -27,8 +27,11 @@ REQUIRED_COLUMNS = {
     "recounts": {"job", "first_minute", "end_minute", "offsets_from", "offsets_to", "errors_before", "lines_before",
                  "errors_after", "lines_after", "minutes_changed", "series_rows", "rules_digest", "epoch",
                  "recounted_by", "recounted_at"},
+    "changed_minutes": {"job", "log_time", "series_id", "ledger_id", "epoch", "errors_before", "errors_after",
+                        "lines_before", "lines_after", "changed_at"},
 }
-REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"}}  # RETENTION_DAYS deletes by it
+REQUIRED_INDEXES = {"rejected_lines": {"rejected_lines_seen"},  # RETENTION_DAYS deletes by them
+                    "changed_minutes": {"changed_minutes_changed"}}
 # Types that a too narrow column would turn into failing batches (a minute past 2^31 - 1 ERRORs).
 REQUIRED_TYPES = {("error_log", "log_count"): "bigint", ("skipped_offsets", "reason"): "text",
                   ("error_series_counts", "log_count"): "bigint"}

@@ -8,8 +8,8 @@ transaction, after the lease row is locked (one writer per job), so a rolled-bac
 nothing and a retried batch admits the same series again (admit is pure and deterministic)."""
 
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from errorcount.config import dimensions
@@ -60,6 +60,8 @@ class Written:
     registry: Registry   # the registry once this transaction commits
     new_series: int      # series this batch registered
     overflow_lines: int  # ERROR lines this batch counted into an overflow series
+    # (minute, series id): (ERROR lines, lines) this batch added to minutes of `late` (complete ones)
+    changed: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
 
 
 class SeriesStore:
@@ -94,11 +96,12 @@ class SeriesStore:
                         self.registry.registered + sum(not overflow for _key, _id, overflow in rows))
 
     def write(self, cursor, series_counts: Mapping[tuple[int, str], int],
-              series_lines: Mapping[tuple[int, str], int] | None = None) -> Written:
+              series_lines: Mapping[tuple[int, str], int] | None = None, late: Container[int] = ()) -> Written:
         """In the batch's transaction: admits new series (most ERROR lines first, then most lines),
         registers them with their labels, and adds the batch's counts (ERROR lines, and lines with
         COUNT_LINES) to error_series_counts, in (minute, series_id) order. The overflow series
-        counts both of every series not admitted."""
+        counts both of every series not admitted. Written.changed: what it added to minutes in
+        `late` (already complete: changes.py)."""
         registry = self.current(cursor)
         lines = series_lines or {}
         totals: dict[str, tuple[int, int]] = {}
@@ -119,7 +122,9 @@ class SeriesStore:
         cursor.executemany(UPSERT_SERIES_COUNTS, [(self.job, minutes[m], i, n, seen)
                                                   for (m, i), (n, seen) in sorted(counts.items())])
         overflow_lines = sum(totals[s][0] for s in admission.overflowed)
-        return Written(Registry(ids, registry.registered + len(admission.admitted)), len(admission.admitted), overflow_lines)
+        changed = {key: added for key, added in counts.items() if key[0] in late}
+        return Written(Registry(ids, registry.registered + len(admission.admitted)), len(admission.admitted), overflow_lines,
+                       changed)
 
     def register_all(self, cursor, registry: Registry, admitted: Mapping[str, bytes], overflow: bool) -> dict[bytes, int]:
         """Registers the admitted series ({series: key}, in admission order) with their labels, and

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from errorcount.counted_through import Through
 from errorcount.offsets import Position, minute_key
 from errorcount.pipeline.summary import BatchSummary
+from errorcount.store import changes, schema
 from errorcount.store import marks as counted_marks
-from errorcount.store import schema
 from errorcount.store.lease import LeaseStore, Reattempt
 from errorcount.store.mysql import AlreadyApplied, transaction, with_table
 from errorcount.store.rows import ledger_rows
@@ -48,8 +48,9 @@ class Store(LeaseStore):
         """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
         to the counts table (and per series, with GROUP_BY), store `after` (each topic's under its ID
         in `topic_ids`: never an offset without one) with the end offsets `seen` (raised, never
-        lowered), its dead letters, its ledger rows (ledger_rows) and counted_through (`marks`, as
-        `after` allows them: errorcount/counted_through.py). Keys are written in sorted order
+        lowered), its dead letters, its ledger rows (ledger_rows), the complete minutes it changed
+        (changes.py) and counted_through (`marks`, as `after` allows them:
+        errorcount/counted_through.py). Keys are written in sorted order
         so concurrent writers cannot deadlock. False when MySQL already held `after` under this
         epoch (an earlier attempt's COMMIT applied late): nothing written."""
         job, seen = self.job, seen or {}
@@ -62,18 +63,23 @@ class Store(LeaseStore):
             with transaction(self.conn, self.hooks) as cursor:
                 self.check_owner(cursor, before, applied=after)
                 minutes = sorted(batch.minute_counts.keys() | batch.minute_lines.keys())
+                late = changes.late(minutes, changes.stored_mark(cursor, job)) if minutes else []
                 if minutes:
                     cursor.executemany(with_table(UPSERT_COUNTS, self.counts_table),
                                        [(minute_key(m), batch.minute_counts.get(m, 0), batch.minute_lines.get(m, 0))
                                         for m in minutes])
                 if self.series and batch.series_counts:
-                    written = self.series.write(cursor, batch.series_counts, batch.series_lines)
+                    written = self.series.write(cursor, batch.series_counts, batch.series_lines, frozenset(late))
                 cursor.executemany(UPSERT_OFFSETS, [(job, *tp, after[tp], topic_ids[tp.topic],
                                                      max(after[tp], seen.get(tp, 0)), 0) for tp in rows])
                 if batch.dead_letters:
                     cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
                 series = (written.new_series, written.overflow_lines) if written else (0, 0)
                 cursor.executemany(INSERT_LEDGER, ledger_rows(job, self.epoch, batch, before, after, series))
+                if late:  # lastrowid: the first row of the ledger's one multi-row INSERT
+                    added = {(m, changes.TOTAL): (batch.minute_counts.get(m, 0), batch.minute_lines.get(m, 0)) for m in late}
+                    changes.record(cursor, job, self.epoch, cursor.lastrowid, self.counts_table,
+                                   {**added, **(written.changed if written else {})})
                 if marks is not None:
                     counted_marks.write(cursor, job, self.lateness_s, marks)
         except AlreadyApplied:

@@ -21,11 +21,8 @@ from errorcount import store
 from errorcount.config.load import load_config
 from errorcount.errors import EXIT_CONFIG, EXIT_UNAVAILABLE, ConfigError
 from errorcount.store import failures, mysql
-from errorcount.tools import ROOT, breakdown
+from errorcount.tools import ROOT, breakdown, minutes
 
-SELECT_NEWEST_COUNTS = "SELECT log_time, log_count, line_count FROM `{table}` ORDER BY log_time DESC LIMIT %s"
-SELECT_NEWEST_COMPLETE = ("SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time + INTERVAL 1 MINUTE <= %s "
-                          "ORDER BY log_time DESC LIMIT %s")
 SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counts_complete WHERE table_name = %s"
 SELECT_COUNT_TOTALS = "SELECT COALESCE(SUM(log_count), 0), COUNT(*), COALESCE(SUM(line_count), 0) FROM `{table}`"
 
@@ -62,30 +59,47 @@ def main() -> int:
         return connected
     cfg, conn = connected
     only_complete, limit = os.environ.get("COMPLETE", "") not in ("", "0"), int(os.environ.get("ROWS", "20"))
+    if os.environ.get("CHANGED", "") not in ("", "0"):
+        return minutes.show_changed(conn, cfg.job_name, limit)
     if os.environ.get("BY"):
         return by_dimension(cfg, conn, breakdown.dimension_of(os.environ["BY"], cfg.group_by), limit, only_complete)
+    return by_minute(cfg, conn, limit, only_complete, os.environ.get("TOPIC", ""))
+
+
+def by_minute(cfg, conn, limit: int, only_complete: bool, topic: str) -> int:
+    """The calendar of the newest `limit` minutes (quiet ones included: minutes.calendar), each
+    complete or not by the table's mark, or with `topic` by that topic's own mark (and its own
+    counts when GROUP_BY has the topic dimension)."""
     with conn.cursor() as cursor:
         cursor.execute(SELECT_COMPLETE_BEFORE, (cfg.counts_table,))
         found = cursor.fetchone()
         complete_before = found[0] if found else None
-        if only_complete:
-            cursor.execute(store.with_table(SELECT_NEWEST_COMPLETE, cfg.counts_table),
-                           (complete_before or "1000-01-01", limit))
-        else:
-            cursor.execute(store.with_table(SELECT_NEWEST_COUNTS, cfg.counts_table), (limit,))
-        rows = cursor.fetchall()
+        cursor.execute(store.with_table(minutes.SELECT_SPAN, cfg.counts_table))
+        first, newest = cursor.fetchone()
         cursor.execute(store.with_table(SELECT_COUNT_TOTALS, cfg.counts_table))
-        total, minutes, lines = cursor.fetchone()
+        total, with_row, lines = cursor.fetchone()
+    if topic:
+        complete_before = minutes.topic_mark(conn, cfg.job_name, topic)
+        print(f"job {cfg.job_name}, per topic:\n" + "\n".join(minutes.topic_marks(conn, cfg.job_name)))
+    span = minutes.window(first, newest, limit, complete_before, only_complete)
+    rows = {}
+    if span and topic and "topic" in cfg.group_by.split(","):
+        rows = breakdown.read_lines(conn, cfg.job_name, "topic", *span).get(topic, {})
+    elif span:
+        with conn.cursor() as cursor:
+            cursor.execute(store.with_table(minutes.SELECT_RANGE, cfg.counts_table), span)
+            rows = {log_time: (count, seen) for log_time, count, seen in cursor.fetchall()}
     conn.close()
-    print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format}); complete before "
-          f"{'(not known yet)' if complete_before is None else f'{complete_before:%Y-%m-%d %H:%M:%S} UTC'}"
+    whose = f"topic {topic}'s" if topic else "the table's"
+    print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format}){f', topic {topic}' if topic else ''}; complete before "
+          f"{'(not known yet)' if complete_before is None else f'{complete_before:%Y-%m-%d %H:%M:%S} UTC'} ({whose} mark)"
           f"{', complete minutes only' if only_complete else ''}\nminute                ERROR lines"
           + ("        lines    ratio" if cfg.count_lines else "") + "  complete")
-    for log_time, count, minute_lines in rows:
-        print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}" + (f" {minute_lines:>12} {ratio(count, minute_lines):>8}"
-                                                           if cfg.count_lines else "")
-              + f"  {'yes' if complete(log_time, complete_before) else 'no'}")
-    print(f"total: {total} ERROR lines in {minutes} minutes"
+    for log_time, count, seen, had_row in minutes.calendar(rows, *span) if span else []:
+        shown = f" {seen:>12} {ratio(count, seen) if had_row else 'quiet':>8}" if cfg.count_lines else ""
+        print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}{shown}  {'yes' if complete(log_time, complete_before) else 'no'}"
+              + ("" if had_row or cfg.count_lines else "  (quiet)"))
+    print(f"total: {total} ERROR lines in {with_row} minutes with a row"
           + (f"; {lines} lines, ratio {ratio(total, lines)}" if cfg.count_lines else ""))
     return 0
 

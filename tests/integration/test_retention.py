@@ -74,6 +74,12 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
         for offset in offsets:
             query(admin, "INSERT INTO rejected_lines (job, topic, kafka_partition, kafka_offset, reason, raw_value, "
                          "seen_at) VALUES (%s, %s, 0, %s, 'bad_level', 'x', %s)", (owner, name, offset, at(days_ago, 0)))
+    # Changed minutes: this job's 4 old and 2 young rows, another job's old ones (5 per pass: cut up too)
+    for owner, days_ago, ledger_ids in ((job, 40, range(4)), (job, 1, range(4, 6)), (other_job, 40, range(2))):
+        for ledger_id in ledger_ids:
+            query(admin, "INSERT INTO changed_minutes (job, log_time, series_id, ledger_id, epoch, errors_before, "
+                         "errors_after, lines_before, lines_after, changed_at) VALUES (%s, %s, 0, %s, 1, 0, 1, 0, 1, %s)",
+                  (owner, at(days_ago + 1, 0), ledger_id, at(days_ago, 0)))
     conn = job_connection()
     try:
         unmerged = merged_by_day(seeded, today - timedelta(days=9999))  # a cutoff before every row
@@ -97,6 +103,8 @@ def test_passes_merge_old_days_keep_every_sum_and_delete_only_old_dead_letters(a
     assert sorted((j, t, int(o)) for j, t, o in dead) == sorted(
         [(job, topic, 4), (job, topic, 5), (job, other_topic, 0), (job, other_topic, 1), (other_job, topic, 0),
          (other_job, topic, 1)])
+    kept = query(admin, "SELECT job, ledger_id FROM changed_minutes WHERE job IN (%s, %s)", (job, other_job))
+    assert sorted((j, int(i)) for j, i in kept) == sorted([(job, 4), (job, 5), (other_job, 0), (other_job, 1)])
 
 
 def test_a_pass_deletes_old_per_dimension_counts_of_its_own_job_only(admin):

@@ -227,6 +227,7 @@ def test_grants_sql_gives_exactly_the_job_grants_whatever_the_user_held(admin, h
             f"GRANT DELETE ON `{database}`.`ingest_batches` TO `{user}`@`%`",
             f"GRANT DELETE ON `{database}`.`rejected_lines` TO `{user}`@`%`",
             f"GRANT DELETE ON `{database}`.`error_series_counts` TO `{user}`@`%`",
+            f"GRANT DELETE ON `{database}`.`changed_minutes` TO `{user}`@`%`",
         }
     finally:
         query(admin, f"DROP USER '{user}'@'%%'")

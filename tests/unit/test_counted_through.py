@@ -154,3 +154,14 @@ def test_counts_land_in_a_complete_minute_when_the_minute_ended_at_or_before_the
     assert into_complete(minutes, 6_060_000) == (7, 99)  # the minute's end itself
     assert into_complete(minutes, 6_180_000) == (12, 99)  # a minute of 0 is no minute that changed
     assert into_complete({}, 6_180_000) == (0, None)
+
+
+def test_a_heartbeat_is_due_when_one_topic_moves_while_another_holds_the_job_back():
+    marks = Marks.of({TopicPartition("a", 0): 5, TopicPartition("b", 0): 7}, {"a": 10_000, "b": 10_000}, 10_000, {})
+    held = Through({}, {"a": 10_500, "b": 10_000}, 10_000)
+    assert not marks.moves(held, 1000)  # half a second: not yet
+    moved = Through({}, {"a": 12_000, "b": 10_000}, 10_000)
+    assert marks.moves(moved, 1000)  # the job's mark stays, topic a's moves on
+    marks.settled(moved)
+    assert marks.stored_topics == {"a": 12_000, "b": 10_000} and not marks.moves(moved, 1000)
+    assert marks.moves(Through({}, {"a": 12_000, "b": 11_000}, 11_000), 1000)  # the job's mark moves

@@ -37,4 +37,5 @@ def test_missing_columns_and_indexes_are_named():
     tables, columns, _indexes = database()
     columns = [row for row in columns if row[:2] != ("kafka_offsets", "topic_id")]
     assert problems(True, tables, columns, [], "error_log") == ["kafka_offsets.topic_id",
-                                                               "rejected_lines.rejected_lines_seen (index)"]
+                                                               "rejected_lines.rejected_lines_seen (index)",
+                                                               "changed_minutes.changed_minutes_changed (index)"]

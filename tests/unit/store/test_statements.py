@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from pymysql.cursors import RE_INSERT_VALUES
 
-from errorcount.store import marks, mysql, recount, retention, series, statements
+from errorcount.store import changes, marks, mysql, recount, retention, series, statements
 from errorcount.tools import ROOT
 
-MODULES = (statements, series, recount, retention, marks)
+MODULES = (statements, series, recount, retention, marks, changes)
 EXECUTEMANY = re.compile(r"executemany\(\s*(?:with_table\()?([A-Z_]+)")
 
 

@@ -1,0 +1,87 @@
+"""Complete minutes that changed afterwards (changed_minutes, docs/operations.md "Complete minutes
+that changed"). A batch's lines whose minute was already complete when the batch began (it ends at
+or before the job's stored complete_before) are late: for each such minute, and each of its series
+with GROUP_BY, the batch's transaction writes a row with the minute's errors and lines before and
+after the batch. Only late lines cost anything beyond one read of the job's mark per batch with
+minutes; the rows are read back locked (the upserts hold them already), so before = after - added
+whatever other writers added earlier."""
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+
+from errorcount.offsets import minute_key
+from errorcount.store.mysql import with_table
+
+SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = ''"
+SELECT_TOTALS = "SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time IN ({keys}) FOR UPDATE"
+SELECT_SERIES = ("SELECT log_time, series_id, log_count, line_count FROM error_series_counts "
+                 "WHERE job = %s AND log_time IN ({keys}) FOR UPDATE")
+INSERT_CHANGED = ("INSERT INTO changed_minutes (job, log_time, series_id, ledger_id, epoch, errors_before, errors_after, "
+                  "lines_before, lines_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)")
+TOTAL = 0  # series_id of a minute's row in the counts table: error_series ids start at 1
+CHUNK = 500  # minutes per read-back statement
+
+Counts = Mapping[tuple[int, int], tuple[int, int]]  # (epoch minute, series id or TOTAL): (errors, lines)
+
+
+def epoch_minute(value: datetime) -> int:
+    """A DATETIME read from MySQL (UTC, the session's zone; naive) as an epoch minute."""
+    return int(value.replace(tzinfo=UTC).timestamp()) // 60
+
+
+def late(minutes: Iterable[int], complete_before: datetime | None) -> list[int]:
+    """The epoch minutes of `minutes` already complete under `complete_before` (the stored mark:
+    a minute is complete when it ends at or before it), in order."""
+    if complete_before is None:
+        return []
+    mark_s = complete_before.replace(tzinfo=UTC).timestamp()
+    return sorted(m for m in minutes if (m + 1) * 60 <= mark_s)
+
+
+def changed_rows(job: str, epoch: int, ledger_id: int, added: Counts, after: Counts) -> list[tuple]:
+    """changed_minutes rows, in key order: for each (minute, series) the batch `added` (errors,
+    lines) to, its values `after` the batch and before it (after - added)."""
+    rows = []
+    for key in sorted(added):
+        errors, lines = after[key]
+        plus_errors, plus_lines = added[key]
+        rows.append((job, minute_key(key[0]), key[1], ledger_id, epoch, errors - plus_errors, errors,
+                     lines - plus_lines, lines))
+    return rows
+
+
+def stored_mark(cursor, job: str) -> datetime | None:
+    """The job's complete_before as stored (None before its first mark)."""
+    cursor.execute(SELECT_COMPLETE_BEFORE, (job,))
+    row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def chunks(minutes: Sequence[int]) -> Iterable[Sequence[int]]:
+    return (minutes[i:i + CHUNK] for i in range(0, len(minutes), CHUNK))
+
+
+def read_back(cursor, job: str, table: str, minutes: Sequence[int], series: bool) -> dict[tuple[int, int], tuple[int, int]]:
+    """The stored (errors, lines) of `minutes`: the counts table's rows (TOTAL), and with `series`
+    the job's per-series rows, locked for the transaction."""
+    found: dict[tuple[int, int], tuple[int, int]] = {}
+    for part in chunks(minutes):
+        keys, values = ", ".join(["%s"] * len(part)), [minute_key(m) for m in part]
+        cursor.execute(with_table(SELECT_TOTALS, table).replace("{keys}", keys), values)
+        found.update({(epoch_minute(t), TOTAL): (int(e), int(n)) for t, e, n in cursor.fetchall()})
+        if series:
+            cursor.execute(SELECT_SERIES.replace("{keys}", keys), [job, *values])
+            found.update({(epoch_minute(t), int(i)): (int(e), int(n)) for t, i, e, n in cursor.fetchall()})
+    return found
+
+
+def record(cursor, job: str, epoch: int, ledger_id: int, table: str, added: Counts) -> int:
+    """Writes the changed_minutes rows of what a batch `added` to complete minutes (totals under
+    TOTAL, series under their ids); returns how many."""
+    if not added:
+        return 0
+    minutes = sorted({minute for minute, _series in added})
+    after = read_back(cursor, job, table, minutes, any(series != TOTAL for _minute, series in added))
+    rows = changed_rows(job, epoch, ledger_id, added, after)
+    cursor.executemany(INSERT_CHANGED, rows)
+    return len(rows)
