@@ -22,5 +22,6 @@ GRANT SELECT ON `errorcount`.`counted_through` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`counts_complete` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`complete_by_topic` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`changed_minutes` TO 'errorcount_reader'@'%';
+GRANT SELECT ON `errorcount`.`rejected_minutes` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`error_log_minutes` TO 'errorcount_reader'@'%';
 GRANT SELECT ON `errorcount`.`counts_table_minutes` TO 'errorcount_reader'@'%';

@@ -173,6 +173,18 @@ CREATE TABLE IF NOT EXISTS counted_through (
   PRIMARY KEY (job, topic)
 ) ENGINE = InnoDB;
 
+-- Rejected records (log records with LOG_FORMAT=otlp) per job, topic and minute of their Kafka
+-- record's timestamp (UTC): a reject has no event minute of its own, so it is outside every
+-- minute's ratio; this says when broken input arrived (docs/operations.md, "Rejects beside the
+-- ratio"). Written in the batch's transaction; not pruned, as the counts table is not.
+CREATE TABLE IF NOT EXISTS rejected_minutes (
+  job      VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  topic    VARCHAR(249) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  log_time DATETIME     NOT NULL,
+  rejected BIGINT       NOT NULL DEFAULT 0,
+  PRIMARY KEY (job, log_time, topic)
+) ENGINE = InnoDB;
+
 -- Complete minutes that changed afterwards (docs/operations.md, "Complete minutes that changed"):
 -- a row per minute (series_id 0: the counts table's row) and per series (GROUP_BY) that a batch
 -- added lines to after the minute was complete (log_time + 1 minute <= the job's complete_before

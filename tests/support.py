@@ -208,13 +208,18 @@ def seed_counts_and_ledger(conn: pymysql.Connection, table: str, counts: dict[da
                            ledger: list[tuple]) -> None:
     """Known rows for the readers of the counts and the ledger (make report, the dashboard):
     `counts` {minute: count} into `table`, `ledger` (committed_at, rejected[, topic]) as ledger
-    rows of `job` (10 records each; topic 't' unless given)."""
+    rows of `job` (10 records each; topic 't' unless given) and their rejects in rejected_minutes,
+    in their minute of commit."""
     for minute, count in counts.items():
         query(conn, f"INSERT INTO `{table}` (log_time, log_count) VALUES (%s, %s)", (minute, count))
     for committed_at, rejected, *topic in ledger:
         query(conn, "INSERT INTO ingest_batches (job, topic, epoch, records, error_lines, rejected, offsets_before, "
                     "offsets_after, committed_at) VALUES (%s, %s, 1, 10, 1, %s, '{}', '{}', %s)",
               (job, topic[0] if topic else "t", rejected, committed_at))
+        # the batch's rejects as if their Kafka timestamps lay in its minute of commit
+        query(conn, "INSERT INTO rejected_minutes (job, topic, log_time, rejected) VALUES (%s, %s, %s, %s) "
+                    "ON DUPLICATE KEY UPDATE rejected = rejected + VALUES(rejected)",
+              (job, topic[0] if topic else "t", committed_at.replace(second=0, microsecond=0), rejected))
 
 
 def catch_up(conn: pymysql.Connection, job: str, topic: str, driver: "Driver", what: str = "the job to catch up",

@@ -38,6 +38,9 @@ class BatchSummary:
     # two rejected records fell on one dead-letter slot, so dead_letters holds only one of them
     # (the rejected log records of one OTLP request share their record's slot: no collision)
     collided: bool = False
+    # rejected log records per (topic, epoch minute of their Kafka record's timestamp), when the rows
+    # carry timestamps: rejects have no minute of their own (rejected_minutes, docs/operations.md)
+    minute_rejects: dict[tuple[str, int], int] = field(default_factory=dict)
 
     @property
     def lines(self) -> int:
@@ -53,7 +56,7 @@ class BatchSummary:
 # one_pass_summary_df's columns, in its order (OnePass.java emits them so; tests/oracles/catalyst.py
 # selects them from here): summarize() unpacks rows in this order without a per-field lookup
 FIELDS = ("topic", "partition", "minute", "series", "dead_slot", "records", "log_records", "errors", "rejected", "min_offset",
-          "max_offset", "reject_reason", "raw_value", "newest_ms")
+          "max_offset", "reject_reason", "raw_value", "newest_ms", "reject_minute")
 
 
 def dead_letter_slots(limit: int, partitions: int) -> int:
@@ -78,10 +81,15 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
     dead_letters: list[DeadLetter] = []
     collided = False
     newest_ms: int | None = None
+    minute_rejects: dict[tuple[str, int], int] = {}
     values: Callable[[Any], tuple] | None = None
     for row in rows:
         values = values or reader(row)
-        topic, partition, minute, series, slot, count, logged, errors, rejects, low, high, reason, raw, newest = values(row)
+        (topic, partition, minute, series, slot, count, logged, errors, rejects, low, high, reason, raw, newest,
+         reject_minute) = values(row)
+        if reject_minute is not None:  # the rejects of a row counted above, by their Kafka minute: nothing else
+            minute_rejects[topic, reject_minute] = minute_rejects.get((topic, reject_minute), 0) + rejects
+            continue
         logged = count if logged is None else logged  # rows without the column: one log record per record
         seen = partitions.get((topic, partition))
         if seen is None:
@@ -119,13 +127,13 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
     records, logged = sum(t[0] for t in per_topic.values()), sum(t[3] for t in per_topic.values())
     return BatchSummary(records, sum(t[1] for t in per_topic.values()), sum(t[2] for t in per_topic.values()), minute_counts,
                         ranges, kept, newest_ms, series_counts, per_topic, minute_lines, series_lines,
-                        None if logged == records else logged, collided)
+                        None if logged == records else logged, collided, minute_rejects)
 
 
 def reader(row: Any) -> Callable[[Any], Any]:
     """How to unpack pyspark Rows shaped like `row` into FIELDS' values: as they are when their
     fields are FIELDS in order (the one pass's rows: tuple unpacking, no per-field call), else by
-    position, None for a field the rows do not have (newest_ms without timestamps)."""
+    position, None for a field the rows do not have (newest_ms and reject_minute without timestamps)."""
     names = tuple(row.__fields__)
     if names == FIELDS:
         return lambda r: r

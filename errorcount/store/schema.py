@@ -27,6 +27,7 @@ REQUIRED_COLUMNS = {
     "recounts": {"job", "first_minute", "end_minute", "offsets_from", "offsets_to", "errors_before", "lines_before",
                  "errors_after", "lines_after", "minutes_changed", "series_rows", "rules_digest", "epoch",
                  "recounted_by", "recounted_at"},
+    "rejected_minutes": {"job", "topic", "log_time", "rejected"},
     "changed_minutes": {"job", "log_time", "series_id", "ledger_id", "epoch", "errors_before", "errors_after",
                         "lines_before", "lines_after", "changed_at"},
 }

@@ -13,6 +13,9 @@ SELECT_OFFSETS = ("SELECT topic, kafka_partition, next_offset, topic_id, seen_en
 UPSERT_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES (%s, %s, %s) AS new "
                  "ON DUPLICATE KEY UPDATE log_count = `{table}`.log_count + new.log_count, "
                  "line_count = `{table}`.line_count + new.line_count")
+# Rejected records per topic and minute of their Kafka timestamp (rejects have no minute of their own).
+UPSERT_REJECTED_MINUTES = ("INSERT INTO rejected_minutes (job, topic, log_time, rejected) VALUES (%s, %s, %s, %s) AS new "
+                           "ON DUPLICATE KEY UPDATE rejected = rejected_minutes.rejected + new.rejected")
 # An offset is stored with the ID of the topic it belongs to (a recreated topic has another) and the
 # highest end offset the job has seen the partition at: a batch raises it, a start sets it.
 # counted_from (where the job began counting the partition, what a recount reads from at the

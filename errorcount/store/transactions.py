@@ -24,6 +24,7 @@ from errorcount.store.statements import (
     RAISE_SEEN,
     UPSERT_COUNTS,
     UPSERT_OFFSETS,
+    UPSERT_REJECTED_MINUTES,
 )
 
 __all__ = ["Reattempt", "Store"]
@@ -48,7 +49,7 @@ class Store(LeaseStore):
         """One transaction: check that MySQL holds `before` under this epoch, add the batch's counts
         to the counts table (and per series, with GROUP_BY), store `after` (each topic's under its ID
         in `topic_ids`: never an offset without one) with the end offsets `seen` (raised, never
-        lowered), its dead letters, its ledger rows (ledger_rows), the complete minutes it changed
+        lowered), its rejects per minute, its dead letters, its ledger rows (ledger_rows), the complete minutes it changed
         (changes.py) and counted_through (`marks`, as `after` allows them:
         errorcount/counted_through.py). Keys are written in sorted order
         so concurrent writers cannot deadlock. False when MySQL already held `after` under this
@@ -72,6 +73,9 @@ class Store(LeaseStore):
                     written = self.series.write(cursor, batch.series_counts, batch.series_lines, frozenset(late))
                 cursor.executemany(UPSERT_OFFSETS, [(job, *tp, after[tp], topic_ids[tp.topic],
                                                      max(after[tp], seen.get(tp, 0)), 0) for tp in rows])
+                if batch.minute_rejects:
+                    by_key = sorted((m, topic, n) for (topic, m), n in batch.minute_rejects.items())  # the key's order
+                    cursor.executemany(UPSERT_REJECTED_MINUTES, [(job, topic, minute_key(m), n) for m, topic, n in by_key])
                 if batch.dead_letters:
                     cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
                 series = (written.new_series, written.overflow_lines) if written else (0, 0)

@@ -69,7 +69,8 @@ def main() -> int:
 def by_minute(cfg, conn, limit: int, only_complete: bool, topic: str) -> int:
     """The calendar of the newest `limit` minutes (quiet ones included: minutes.calendar), each
     complete or not by the table's mark, or with `topic` by that topic's own mark (and its own
-    counts when GROUP_BY has the topic dimension)."""
+    counts when GROUP_BY has the topic dimension); beside each, the job's rejects by the minute of
+    their Kafka timestamp (rejected_minutes: of that topic with `topic`)."""
     with conn.cursor() as cursor:
         cursor.execute(SELECT_COMPLETE_BEFORE, (cfg.counts_table,))
         found = cursor.fetchone()
@@ -82,7 +83,7 @@ def by_minute(cfg, conn, limit: int, only_complete: bool, topic: str) -> int:
         complete_before = minutes.topic_mark(conn, cfg.job_name, topic)
         print(f"job {cfg.job_name}, per topic:\n" + "\n".join(minutes.topic_marks(conn, cfg.job_name)))
     span = minutes.window(first, newest, limit, complete_before, only_complete)
-    rows = {}
+    rows, rejects = {}, minutes.rejected(conn, cfg.job_name, topic, *span) if span else {}
     if span and topic and "topic" in cfg.group_by.split(","):
         rows = breakdown.read_lines(conn, cfg.job_name, "topic", *span).get(topic, {})
     elif span:
@@ -94,10 +95,11 @@ def by_minute(cfg, conn, limit: int, only_complete: bool, topic: str) -> int:
     print(f"{cfg.counts_table} (LOG_FORMAT={cfg.log_format}){f', topic {topic}' if topic else ''}; complete before "
           f"{'(not known yet)' if complete_before is None else f'{complete_before:%Y-%m-%d %H:%M:%S} UTC'} ({whose} mark)"
           f"{', complete minutes only' if only_complete else ''}\nminute                ERROR lines"
-          + ("        lines    ratio" if cfg.count_lines else "") + "  complete")
+          + ("        lines    ratio" if cfg.count_lines else "") + "  rejected  complete")
     for log_time, count, seen, had_row in minutes.calendar(rows, *span) if span else []:
         shown = f" {seen:>12} {ratio(count, seen) if had_row else 'quiet':>8}" if cfg.count_lines else ""
-        print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}{shown}  {'yes' if complete(log_time, complete_before) else 'no'}"
+        print(f"{log_time:%Y-%m-%d %H:%M}      {count:>11}{shown}  {rejects.get(log_time, 0):>8}  "
+              f"{'yes' if complete(log_time, complete_before) else 'no'}"
               + ("" if had_row or cfg.count_lines else "  (quiet)"))
     print(f"total: {total} ERROR lines in {with_row} minutes with a row"
           + (f"; {lines} lines, ratio {ratio(total, lines)}" if cfg.count_lines else ""))

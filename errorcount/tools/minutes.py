@@ -9,6 +9,8 @@ from datetime import datetime, timedelta
 MINUTE = timedelta(minutes=1)
 SELECT_SPAN = "SELECT MIN(log_time), MAX(log_time) FROM `{table}`"
 SELECT_RANGE = "SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time BETWEEN %s AND %s"
+SELECT_REJECTED = ("SELECT log_time, SUM(rejected) FROM rejected_minutes WHERE job = %s AND (%s = '' OR topic = %s) "
+                   "AND log_time BETWEEN %s AND %s GROUP BY log_time")
 SELECT_TOPIC_MARK = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = %s"
 SELECT_TOPICS = "SELECT topic, through_at, complete_before, holds_back_job FROM complete_by_topic WHERE job = %s ORDER BY topic"
 # A series by its labels (dimension=value, in dimension order; the overflow series' values are NULL)
@@ -75,6 +77,13 @@ def topic_marks(conn, job: str) -> list[str]:
         found = cursor.fetchall()
     return [f"  {topic}: counted through {through:%Y-%m-%d %H:%M:%S} UTC, complete before {complete:%Y-%m-%d %H:%M:%S} UTC"
             + (" (holds the job's mark back)" if holds else "") for topic, through, complete, holds in found]
+
+
+def rejected(conn, job: str, topic: str, start: datetime, end: datetime) -> dict[datetime, int]:
+    """The job's rejects per minute of their Kafka timestamp in [start, end]: of `topic`, or of every topic ('')."""
+    with conn.cursor() as cursor:
+        cursor.execute(SELECT_REJECTED, (job, topic, topic, start, end))
+        return {log_time: int(count) for log_time, count in cursor.fetchall()}
 
 
 def topic_mark(conn, job: str, topic: str) -> datetime | None:

@@ -55,8 +55,11 @@ def moment(text: str, now: datetime) -> datetime:
 SELECT_COUNTS_BETWEEN = ("SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time BETWEEN %s AND %s "
                          "ORDER BY log_time")
 # The ledger per UTC minute of commit (committed_at is written in the job's UTC session).
-SELECT_LEDGER_MINUTES = ("SELECT TIMESTAMP(DATE_FORMAT(committed_at, '%%Y-%%m-%%d %%H:%%i:00')), SUM(rejected), SUM(batches) "
+SELECT_LEDGER_MINUTES = ("SELECT TIMESTAMP(DATE_FORMAT(committed_at, '%%Y-%%m-%%d %%H:%%i:00')), SUM(batches) "
                          "FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s GROUP BY 1 ORDER BY 1")
+# Rejects per minute of their Kafka timestamp (docs/operations.md, "Rejects beside the ratio")
+SELECT_REJECTED_MINUTES = ("SELECT log_time, SUM(rejected) FROM rejected_minutes WHERE job = %s AND log_time BETWEEN %s AND %s "
+                           "GROUP BY log_time ORDER BY log_time")
 SELECT_LEDGER_TOPICS = ("SELECT topic, SUM(records) FROM ingest_batches WHERE job = %s AND committed_at BETWEEN %s AND %s "
                         "GROUP BY topic ORDER BY topic")
 
@@ -81,11 +84,13 @@ def read(conn, table: str, job: str, since: datetime, until: datetime, dimension
         cursor.execute(SELECT_COMPLETE_BEFORE, (table,))
         complete = cursor.fetchone()
         cursor.execute(SELECT_LEDGER_MINUTES, (job, since, until))
-        rows = cursor.fetchall()
+        batches = {t: int(b) for t, b in cursor.fetchall()}
+        cursor.execute(SELECT_REJECTED_MINUTES, (job, since, until))
+        rejected = {t: int(r) for t, r in cursor.fetchall()}
         cursor.execute(SELECT_LEDGER_TOPICS, (job, since, until))
         topics = {str(topic): int(n) for topic, n in cursor.fetchall()}
     by = breakdown.top(breakdown.read(conn, job, dimension, since, until), TOP) if dimension else None
-    return Series(errors, {t: int(r) for t, r, _b in rows}, {t: int(b) for t, _r, b in rows}, dimension, by, topics,
+    return Series(errors, rejected, batches, dimension, by, topics,
                   lines, complete[0] if complete else None)
 
 
@@ -113,7 +118,7 @@ def plotted(series: Series, title: str):
                  label=f"errors ({sum(series.errors.values())})")
     if series.rejected:
         axis.plot(list(series.rejected), list(series.rejected.values()), color="#34495e", zorder=3,
-                  marker="o", markersize=3, label=f"rejected ({sum(series.rejected.values())})")
+                  marker="o", markersize=3, label=f"rejected, by Kafka time ({sum(series.rejected.values())})")
     if series.batches:
         commits = axis.twinx()
         commits.plot(list(series.batches), list(series.batches.values()), color="#2980b9", linewidth=0.8,

@@ -19,7 +19,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Classify and count in one pass per task (errorcount/pipeline/one_pass.py): each Kafka record of
  * the task is classified (ClassifyLine, or ClassifyOtlp's outcome per log record) and counted into
  * the groups errorcount/pipeline/aggregate.py's batch_summary_df makes (topic, partition, minute,
- * series, dead slot) in the task's GroupTable, emitted as rows of summary.FIELDS. The driver's fold
+ * series, dead slot) in the task's GroupTable, emitted as rows of summary.FIELDS; with Kafka
+ * timestamps, each reject is also counted per topic and minute of its timestamp (reject_minute). The driver's fold
  * (summary.summarize) adds up rows of one group from several tasks, so no shuffle is needed: Spark's
  * Kafka source never splits a topic-partition across tasks, so each dead slot is picked whole.
  *
@@ -30,11 +31,14 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
     private static final long serialVersionUID = 1L;
     public static final String SCHEMA = "topic string, partition int, minute bigint, series string, dead_slot bigint, "
             + "records bigint, log_records bigint, errors bigint, rejected bigint, min_offset bigint, max_offset bigint, "
-            + "reject_reason string, raw_value binary, newest_ms bigint";
+            + "reject_reason string, raw_value binary, newest_ms bigint, reject_minute bigint";
     private static final int RAW_PREFIX_BYTES = 1024;  // classify.RAW_PREFIX_BYTES
     private static final int TOPIC_CHARS = 64;  // dimensions.VALUE_BYTES: Kafka topic names are ASCII
     private static final UTF8String SEPARATOR = UTF8String.fromString(String.valueOf(Grouping.SEPARATOR));
     private static final Object[] NO_OUTCOME = {null, null};  // an OTLP request without log records
+    // The series number of a topic's rejects per minute of their Kafka timestamp (rejected_minutes):
+    // a group of its own beside the record's, emitted with reject_minute and nothing else counted
+    private static final int REJECT_SERIES = -2;
 
     private final ClassifyLine line;  // null with LOG_FORMAT=otlp
     private final ClassifyOtlp otlp;
@@ -163,6 +167,11 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
                     t.reason[g] = code;
                     t.raw[g] = value == null ? null : Arrays.copyOf(value, Math.min(value.length, RAW_PREFIX_BYTES));
                 }
+                if (newest != GroupTable.NO_LONG) {  // floor, as the minute of a negative time is too
+                    // found first: find may grow the table's arrays, and t.rejected is read after it
+                    int r = t.find(topicId, GroupTable.NONE, Math.floorDiv(newest, 60_000L), REJECT_SERIES, GroupTable.NO_LONG);
+                    t.rejected[r]++;
+                }
             }
         }
 
@@ -170,11 +179,13 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
             GroupTable t = groups;
             List<Row> out = new ArrayList<>(t.size);
             for (int g = 0; g < t.size; g++) {
+                boolean perMinute = t.series[g] == REJECT_SERIES;
                 out.add(RowFactory.create(topics.get(t.topic[g]), t.partition[g] == GroupTable.NONE ? null : t.partition[g],
-                        nullable(t.minute[g]), t.series[g] == GroupTable.NONE ? null : series.get(t.series[g]).toString(),
+                        perMinute ? null : nullable(t.minute[g]),
+                        t.series[g] < 0 ? null : series.get(t.series[g]).toString(),
                         nullable(t.slot[g]), t.records[g], t.logRecords[g], t.errors[g], t.rejected[g], t.minOffset[g],
                         t.maxOffset[g], t.reason[g] == GroupTable.NONE ? null : Outcome.REASONS[t.reason[g]], t.raw[g],
-                        nullable(t.newest[g])));
+                        nullable(t.newest[g]), perMinute ? t.minute[g] : null));
             }
             return out.iterator();
         }

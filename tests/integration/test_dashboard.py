@@ -155,6 +155,7 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
         query(admin, "DELETE FROM counted_through WHERE job = %s", (job,))
         drop_counts_table(admin, table)
         query(admin, "DELETE FROM ingest_batches WHERE job = %s", (job,))
+        query(admin, "DELETE FROM rejected_minutes WHERE job = %s", (job,))
         for statement in ("DELETE FROM error_series_labels WHERE series_id IN "
                           "(SELECT series_id FROM error_series WHERE job = %s)",
                           "DELETE FROM error_series_counts WHERE job = %s", "DELETE FROM error_series WHERE job = %s"):

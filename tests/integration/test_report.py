@@ -33,6 +33,7 @@ def test_the_report_draws_the_counts_rejects_and_commits_of_a_range(admin, tmp_p
     finally:
         drop_counts_table(admin, table)
         query(admin, "DELETE FROM ingest_batches WHERE job = %s", (job,))
+        query(admin, "DELETE FROM rejected_minutes WHERE job = %s", (job,))
     png = (tmp_path / "report.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
     page = (tmp_path / "report.html").read_text(encoding="utf-8")

@@ -23,10 +23,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.mysql]
 SETTINGS = {"LATENESS": "0", "COUNT_LINES": "true", "GROUP_BY": "level"}
 
 
-def produce(producer: Producer, topic: str, events: list) -> None:
+def produce(producer: Producer, topic: str, events: list, stamp: datetime | None = None) -> None:
+    """`events` to `topic`, each with the Kafka timestamp `stamp` (UTC) when given."""
+    at = {} if stamp is None else {"timestamp": int(stamp.replace(tzinfo=UTC).timestamp() * 1000)}
     for i, event in enumerate(events):
-        producer.produce(topic, event.value, partition=i % 2)
+        producer.produce(topic, event.value, partition=i % 2, **at)
     producer.flush(30)
+
+
+def rejects_of(events: list) -> int:
+    return sum(e.rejected for e in samples.outcomes(events))
 
 
 def stored_lines(admin) -> dict[str, int]:
@@ -66,8 +72,11 @@ def test_changed_minutes_topic_marks_and_quiet_minutes(clean_error_log, make_top
     now = datetime.now(UTC).replace(tzinfo=None, second=0, microsecond=0)
     past = samples.generate("app", 800, 21, now - timedelta(minutes=20), 10)     # complete once the mark passes now
     future = samples.generate("app", 200, 22, now + timedelta(minutes=30), 5)    # never complete in this test
-    produce(plain, first, past[:400] + future)
-    produce(plain, second, past[400:])
+    # Kafka timestamps of their own (mid-minute, inside the calendar below): rejected_minutes
+    # counts each topic's rejects under them
+    stamps = [now - timedelta(minutes=15 - m, seconds=-30) for m in range(3)]
+    produce(plain, first, past[:400] + future, stamps[0])
+    produce(plain, second, past[400:], stamps[1])
     wave = past + future
     wait_until(lambda: driver.check_alive() or stored_lines(admin) == samples.expected_lines(wave), 180,
                "the first wave to be counted")
@@ -85,7 +94,7 @@ def test_changed_minutes_topic_marks_and_quiet_minutes(clean_error_log, make_top
     # A late wave into the same minutes, on one topic: each minute's rows start where the first
     # wave left it and end at both waves' count; per level, the series' changes add up to the total's.
     late = samples.generate("app", 300, 23, now - timedelta(minutes=20), 10)
-    produce(plain, second, late)
+    produce(plain, second, late, stamps[2])
     both = past + late
     wait_until(lambda: driver.check_alive() or stored_lines(admin) == samples.expected_lines(both + future), 180,
                "the late wave to be counted")
@@ -100,6 +109,13 @@ def test_changed_minutes_topic_marks_and_quiet_minutes(clean_error_log, make_top
         assert sum(v[1] - v[0] for v in series) == sum(v[1] - v[0] for v in total)
         assert sum(v[3] - v[2] for v in series) == sum(v[3] - v[2] for v in total)
     assert {minute for minute, _s in after_late} == set(samples.expected_lines(late))
+    # Rejects per topic and minute of their Kafka timestamp, against the generator's own rejects
+    minute_of = {stamp: stamp.replace(second=0) for stamp in stamps}
+    wanted_rejects = {(first, minute_of[stamps[0]]): rejects_of(past[:400] + future),
+                      (second, minute_of[stamps[1]]): rejects_of(past[400:]), (second, minute_of[stamps[2]]): rejects_of(late)}
+    assert all(wanted_rejects.values())
+    assert {(t, m): int(n) for t, m, n in query(admin, "SELECT topic, log_time, rejected FROM rejected_minutes WHERE job = %s",
+                                               (job,))} == wanted_rejects
     # make counts CHANGED=1 lists every row, newest first
     listed = [line for line in counts_tool(job, first, CHANGED="1", ROWS="100000") if line[:4].isdigit()]
     assert len(listed) == len(rows)
@@ -114,7 +130,8 @@ def test_changed_minutes_topic_marks_and_quiet_minutes(clean_error_log, make_top
     transactional.produce(second, past[0].value, partition=0)
     transactional.flush(30)
     opened = time.time()
-    produce(plain, first, past[:1])
+    produce(plain, first, past[:1], stamps[0])
+    wanted_rejects[first, minute_of[stamps[0]]] += rejects_of(past[:1])
 
     def marks() -> dict[str, tuple[float, bool]]:
         admin.commit()
@@ -149,4 +166,6 @@ def test_changed_minutes_topic_marks_and_quiet_minutes(clean_error_log, make_top
             assert int(cells[1]) == wanted[minute] and "quiet" not in line, line
         else:
             assert cells[:3] == ["0", "0", "quiet"], line
+        at = datetime.strptime(minute, "%Y-%m-%d %H:%M:%S")
+        assert int(cells[3]) == sum(n for (_t, m), n in wanted_rejects.items() if m == at), line
     assert driver.stop() == 0, driver.log()[-3000:]

@@ -75,8 +75,24 @@ def batch_summary_df(classified: DataFrame, slots: int = 0, bounds: Bounds | Non
     plain, otlp = _record_counts()
     aggregates = (otlp if "first" in classified.columns else plain) + aggregates
     newest = _newest() if "timestamp" in classified.columns else []
-    return (classified.withColumns(keys).groupBy(group_hash, *KEYS).agg(*aggregates, *newest).withColumns(derived)
-            .select(*[name for name in FIELDS if newest or name != "newest_ms"]))
+    summary = classified.withColumns(keys).groupBy(group_hash, *KEYS).agg(*aggregates, *newest).withColumns(derived)
+    if not newest:
+        return summary.select(*[name for name in FIELDS if name not in ("newest_ms", "reject_minute")])
+    summary = summary.withColumn("reject_minute", F.lit(None).cast("bigint")).select(*FIELDS)
+    return summary.unionByName(_rejects_by_minute(classified))
+
+
+def _rejects_by_minute(classified: DataFrame) -> DataFrame:
+    """The rejected rows (log records) per topic and epoch minute of their Kafka timestamp, as
+    FIELDS rows with reject_minute and rejected only (the one pass's REJECT_SERIES groups)."""
+    minute = F.floor(F.unix_millis("timestamp") / F.lit(60_000)).cast("bigint").alias("reject_minute")
+    rejected = classified.where(F.col("reject_reason").isNotNull() & F.col("timestamp").isNotNull())
+    zero, null = F.lit(0).cast("bigint"), {"partition": "int", "minute": "bigint", "series": "string", "dead_slot": "bigint",
+                                            "reject_reason": "string", "raw_value": "binary", "newest_ms": "bigint"}
+    return (rejected.groupBy("topic", minute).agg(F.count(F.lit(1)).alias("rejected"))
+            .withColumns({**{name: F.lit(None).cast(kind) for name, kind in null.items()},
+                          **{name: zero for name in ("records", "log_records", "errors", "min_offset", "max_offset")}})
+            .select(*FIELDS))
 
 
 def _inside(bounds: Bounds) -> Column:

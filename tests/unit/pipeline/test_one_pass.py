@@ -79,6 +79,27 @@ def test_the_one_pass_summarizes_as_the_aggregate_does(spark, contract, slots, b
     assert summary.errors and summary.rejected and (summary.dead_letters or not slots)  # each path was taken
 
 
+@pytest.mark.parametrize("log_format", ["app", "json", "otlp"])
+def test_rejects_are_counted_per_topic_and_minute_of_their_kafka_timestamp(spark, log_format):
+    """Against a plain-Python count of the generator's rejects by their record's timestamp (each
+    rejected log record of an OTLP request under its request's)."""
+    rng = random.Random(79)
+    events = samples.generate(log_format, 600 if log_format == "otlp" else 3000, seed=12, start=START, minutes=30)
+    rows, expected = [], {}
+    for offset, event in enumerate(events):
+        topic, stamp = rng.choice(("a", "b")), datetime(2031, 4, 1, 12, rng.randrange(60), rng.randrange(60))
+        rows.append((event.value, topic, offset % 3, offset, stamp))
+        rejects = sum(e.rejected for e in samples.outcomes([event]))
+        if rejects:  # the session reads a naive datetime in the local zone, as Python's timestamp() does
+            key = (topic, int(stamp.timestamp()) // 60)
+            expected[key] = expected.get(key, 0) + rejects
+    df = spark.createDataFrame(rows, "value binary, topic string, partition int, offset long, timestamp timestamp")
+    contract = Contract.with_settings(LOG_FORMAT=log_format, **({"ERROR_LEVELS": "ERROR,50"} if log_format == "json" else {}))
+    summary = both_agree(df.repartition(2, "topic", "partition"), contract, 5)
+    assert summary.minute_rejects == expected and len(expected) > 20
+    assert sum(expected.values()) == summary.rejected == samples.expected_rejects(events)
+
+
 @pytest.mark.parametrize("log_format", ["app", "access", "json"])
 def test_the_one_pass_summarizes_mutated_values_as_the_aggregate_does(spark, log_format):
     """The differential tests' generated and mutated values (DIFFERENTIAL_VALUES of them), bad bytes included."""

@@ -52,3 +52,19 @@ def test_rejects_of_one_record_on_a_slot_are_no_collision_two_records_are():
     two_records = summarize([row(0, None, 2, 2, 7, 17, slot=7, reason="bad_otlp", raw=bytearray(b"r"))])
     assert (one_record.collided, one_record.rejected, len(one_record.dead_letters)) == (False, 3, 1)
     assert (two_records.collided, two_records.rejected, len(two_records.dead_letters)) == (True, 2, 1)
+
+
+def test_rejects_by_their_kafka_minute_are_counted_apart_from_every_total():
+    def timed(base: Row, reject_minute=None, newest=None) -> Row:
+        return Row(**base.asDict(), newest_ms=newest, reject_minute=reject_minute)
+    plain = [timed(row(0, 100, 2, 0, 10, 11), newest=6_000_000), timed(row(0, None, 3, 3, 12, 14), newest=6_001_000)]
+    per_minute = [timed(row(None, None, 0, 2, 0, 0, topic="t"), reject_minute=100),
+                  timed(row(None, None, 0, 1, 0, 0, topic="t"), reject_minute=101),
+                  timed(row(None, None, 0, 5, 0, 0, topic="u"), reject_minute=100),
+                  timed(row(None, None, 0, 1, 0, 0, topic="t"), reject_minute=100)]  # another task's row
+    summary = summarize(plain + per_minute)
+    assert summary.minute_rejects == {("t", 100): 3, ("t", 101): 1, ("u", 100): 5}
+    without = summarize(plain)
+    assert (summary.records, summary.rejected, summary.ranges, summary.per_topic, summary.newest_ms) == (
+        without.records, without.rejected, without.ranges, without.per_topic, without.newest_ms) == (
+        5, 3, {TopicPartition("t", 0): (10, 14)}, {"t": (5, 2, 3, 5)}, 6_001_000)
