@@ -15,7 +15,7 @@ from errorcount.counted_through import Through
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import TopicState, plan_start
-from errorcount.store import marks, mysql, retention, schema, series, transactions
+from errorcount.store import changes, marks, mysql, retention, schema, series, transactions
 from errorcount.store.connection import Connection
 from errorcount.store.series import SeriesStore
 from tests.harness.admin_db import drop_counts_table
@@ -24,6 +24,7 @@ from tests.support import app_password, local_stack, query, release_counts_table
 pytestmark = pytest.mark.mysql
 SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|SET)\b", re.I)
 MINUTE = 35_000_000
+EARLY = 28_000_000  # a minute in 2023, complete under the marks below: a late line changes it (changes.py)
 
 
 class Watching(pymysql.cursors.Cursor):
@@ -51,10 +52,10 @@ class Watching(pymysql.cursors.Cursor):
 def job_statements(counts_table: str, mariadb: bool) -> set[str]:
     """Every SQL statement constant of the modules the job writes and reads through, as it runs on this server."""
     found = set()
-    for module in (transactions, series, schema, retention, marks):
+    for module in (transactions, series, schema, retention, marks, changes):
         for name, value in vars(module).items():
-            if name.isupper() and isinstance(value, str) and SQL.match(value):
-                found.add(mysql.for_server(value.replace("{table}", counts_table), mariadb))
+            if name.isupper() and isinstance(value, str) and SQL.match(value):  # {keys}: one minute's (below)
+                found.add(mysql.for_server(value.replace("{table}", counts_table).replace("{keys}", "%s"), mariadb))
     return found
 
 
@@ -85,15 +86,19 @@ def test_no_statement_of_the_job_raises_a_warning(admin):
         after = {**plan.offsets, TP(topic, 0): 4}
         batch = BatchSummary(records=4, errors=3, rejected=1, minute_counts={MINUTE: 3}, ranges={TP(topic, 0): (0, 3)},
                              dead_letters=((topic, 0, 3, "bad_level", b"x"),),
-                             series_counts={(MINUTE, "ERROR"): 2, (MINUTE, "FATAL"): 1})  # FATAL overflows MAX_SERIES=1
+                             series_counts={(MINUTE, "ERROR"): 2, (MINUTE, "FATAL"): 1},  # FATAL overflows MAX_SERIES=1
+                             minute_rejects={(topic, MINUTE): 1})
         ids = plan.topic_ids
         through = Through({TP(topic, 0): 1_700_000_000_000}, {topic: 1_700_000_000_000}, 1_700_000_000_000)
         assert job_store.commit_batch(batch, plan.offsets, after, ids, {TP(topic, 0): 10}, through)
         assert not job_store.commit_batch(batch, plan.offsets, after, ids)  # found applied: nothing written
         # A later batch on the kept series registry (refreshed with what others registered: SELECT_SINCE).
         later = {**after, TP(topic, 0): 5}
-        assert job_store.commit_batch(BatchSummary(records=1, errors=1, minute_counts={MINUTE: 1},
-                                                   series_counts={(MINUTE, "ERROR"): 1}), after, later, ids)
+        assert job_store.commit_batch(BatchSummary(records=1, errors=1, minute_counts={MINUTE: 1, EARLY: 1},
+                                                   series_counts={(MINUTE, "ERROR"): 1, (EARLY, "ERROR"): 1}),
+                                      after, later, ids)
+        assert query(admin, "SELECT series_id = 0, errors_before, errors_after FROM changed_minutes WHERE job = %s "
+                            "ORDER BY series_id", (job,)) == [(1, 0, 1), (0, 0, 1)]
         after = later
         # a heartbeat, with the ends seen of partitions whose batch is not due: raised, never lowered
         job_store.store_marks(after, Through({}, {topic: 1_700_000_001_000}, 1_700_000_001_000),
