@@ -134,8 +134,17 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
                 per_topic[stamp, topic] = per_topic.get((stamp, topic), 0) + 10
         assert [(int(t), int(r), int(b)) for t, r, b in results[2]] == [
             (t, sum(v), len(v)) for t, v in sorted(per_minute.items())]
-        assert [(int(t), m, int(n)) for t, m, n in results[3]] == [(t, m, n) for (t, m), n in sorted(per_topic.items())]
-        assert {m for _t, m, _n in results[3]} == {"t", "u"}
+        # rejects by the minute of their Kafka timestamp (rejected_minutes: seeded at each batch's minute of commit)
+        by_kafka_minute: dict[int, int] = {}
+        for committed_at, rejected, _topic in batches:
+            minute = committed_at.replace(second=0)
+            if in_range(minute):
+                stamp = int(minute.replace(tzinfo=UTC).timestamp())
+                by_kafka_minute[stamp] = by_kafka_minute.get(stamp, 0) + rejected
+        assert [(int(t), int(r)) for t, r in results[3]] == sorted(by_kafka_minute.items())
+        assert sum(by_kafka_minute.values()) > sum(sum(v) for v in per_minute.values())  # a minute's batches past the range's end
+        assert [(int(t), m, int(n)) for t, m, n in results[4]] == [(t, m, n) for (t, m), n in sorted(per_topic.items())]
+        assert {m for _t, m, _n in results[4]} == {"t", "u"}
         totals: dict = {}
         for (minute, service), n in by_service.items():
             if in_range(minute):
@@ -145,7 +154,7 @@ def test_every_dashboard_query_runs_as_the_read_only_user_on_known_rows(admin):
                         if in_range(minute) and service in top)
         assert [(t, m, int(v)) for t, m, v in results[1]] == wanted
         ratios = [(t, None if a is None else round(float(a), 4), None if b is None else round(float(b), 4))
-                  for t, a, b in results[4]]
+                  for t, a, b in results[5]]
         assert ratios == [(t, *((round(n / (4 * n + 2), 4), None) if t + timedelta(minutes=1) <= base + timedelta(minutes=5)
                                else (None, round(n / (4 * n + 2), 4))))
                           for t, n in sorted(counts.items()) if in_range(t)]
