@@ -14,12 +14,13 @@ from errorcount.store.mysql import with_table
 
 SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = ''"
 SELECT_TOTALS = "SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time IN ({keys}) FOR UPDATE"
+# By the (job, log_time, series_id) key: the series the batch changed, not every series of the minute
 SELECT_SERIES = ("SELECT log_time, series_id, log_count, line_count FROM error_series_counts "
-                 "WHERE job = %s AND log_time IN ({keys}) FOR UPDATE")
+                 "WHERE job = %s AND log_time = %s AND series_id IN ({keys}) FOR UPDATE")
 INSERT_CHANGED = ("INSERT INTO changed_minutes (job, log_time, series_id, ledger_id, epoch, errors_before, errors_after, "
                   "lines_before, lines_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)")
 TOTAL = 0  # series_id of a minute's row in the counts table: error_series ids start at 1
-CHUNK = 500  # minutes per read-back statement
+CHUNK = 500  # minutes (or one minute's series) per read-back statement
 
 Counts = Mapping[tuple[int, int], tuple[int, int]]  # (epoch minute, series id or TOTAL): (errors, lines)
 
@@ -57,31 +58,32 @@ def stored_mark(cursor, job: str) -> datetime | None:
     return row[0] if row else None
 
 
-def chunks(minutes: Sequence[int]) -> Iterable[Sequence[int]]:
-    return (minutes[i:i + CHUNK] for i in range(0, len(minutes), CHUNK))
+def chunks(items: Sequence[int]) -> Iterable[Sequence[int]]:
+    return (items[i:i + CHUNK] for i in range(0, len(items), CHUNK))
 
 
-def read_back(cursor, job: str, table: str, minutes: Sequence[int], series: bool) -> dict[tuple[int, int], tuple[int, int]]:
-    """The stored (errors, lines) of `minutes`: the counts table's rows (TOTAL), and with `series`
-    the job's per-series rows, locked for the transaction."""
+def read_back(cursor, job: str, table: str, added: Counts) -> dict[tuple[int, int], tuple[int, int]]:
+    """The stored (errors, lines) of the keys in `added`, locked for the transaction: the counts
+    table's rows of its minutes (TOTAL) and the job's rows of its series. As many reads as the
+    batch changed minutes (and series), whatever the job's series in those minutes."""
     found: dict[tuple[int, int], tuple[int, int]] = {}
-    for part in chunks(minutes):
-        keys, values = ", ".join(["%s"] * len(part)), [minute_key(m) for m in part]
-        cursor.execute(with_table(SELECT_TOTALS, table).replace("{keys}", keys), values)
+    series_of: dict[int, list[int]] = {}
+    for minute, series in sorted(added):
+        if series != TOTAL:
+            series_of.setdefault(minute, []).append(series)
+    for part in chunks(sorted({minute for minute, _series in added})):
+        cursor.execute(with_table(SELECT_TOTALS, table).replace("{keys}", ", ".join(["%s"] * len(part))),
+                       [minute_key(m) for m in part])
         found.update({(epoch_minute(t), TOTAL): (int(e), int(n)) for t, e, n in cursor.fetchall()})
-        if series:
-            cursor.execute(SELECT_SERIES.replace("{keys}", keys), [job, *values])
+    for minute, ids in series_of.items():
+        for part in chunks(ids):
+            cursor.execute(SELECT_SERIES.replace("{keys}", ", ".join(["%s"] * len(part))), [job, minute_key(minute), *part])
             found.update({(epoch_minute(t), int(i)): (int(e), int(n)) for t, i, e, n in cursor.fetchall()})
     return found
 
 
-def record(cursor, job: str, epoch: int, ledger_id: int, table: str, added: Counts) -> int:
+def record(cursor, job: str, epoch: int, ledger_id: int, table: str, added: Counts) -> None:
     """Writes the changed_minutes rows of what a batch `added` to complete minutes (totals under
-    TOTAL, series under their ids); returns how many."""
-    if not added:
-        return 0
-    minutes = sorted({minute for minute, _series in added})
-    after = read_back(cursor, job, table, minutes, any(series != TOTAL for _minute, series in added))
-    rows = changed_rows(job, epoch, ledger_id, added, after)
-    cursor.executemany(INSERT_CHANGED, rows)
-    return len(rows)
+    TOTAL, series under their ids)."""
+    if added:
+        cursor.executemany(INSERT_CHANGED, changed_rows(job, epoch, ledger_id, added, read_back(cursor, job, table, added)))

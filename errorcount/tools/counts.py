@@ -80,7 +80,7 @@ def by_minute(cfg, conn, limit: int, only_complete: bool, topic: str) -> int:
         cursor.execute(store.with_table(SELECT_COUNT_TOTALS, cfg.counts_table))
         total, with_row, lines = cursor.fetchone()
     if topic:
-        complete_before = minutes.topic_mark(conn, cfg.job_name, topic)
+        complete_before = breakdown.complete_before(conn, cfg.job_name, topic)
         print(f"job {cfg.job_name}, per topic:\n" + "\n".join(minutes.topic_marks(conn, cfg.job_name)))
     span = minutes.window(first, newest, limit, complete_before, only_complete)
     rows, rejects = {}, minutes.rejected(conn, cfg.job_name, topic, *span) if span else {}

@@ -11,7 +11,6 @@ SELECT_SPAN = "SELECT MIN(log_time), MAX(log_time) FROM `{table}`"
 SELECT_RANGE = "SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time BETWEEN %s AND %s"
 SELECT_REJECTED = ("SELECT log_time, SUM(rejected) FROM rejected_minutes WHERE job = %s AND (%s = '' OR topic = %s) "
                    "AND log_time BETWEEN %s AND %s GROUP BY log_time")
-SELECT_TOPIC_MARK = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = %s"
 SELECT_TOPICS = "SELECT topic, through_at, complete_before, holds_back_job FROM complete_by_topic WHERE job = %s ORDER BY topic"
 # A series by its labels (dimension=value, in dimension order; the overflow series' values are NULL)
 SELECT_CHANGED = ("SELECT c.log_time, c.series_id, "
@@ -85,9 +84,3 @@ def rejected(conn, job: str, topic: str, start: datetime, end: datetime) -> dict
         cursor.execute(SELECT_REJECTED, (job, topic, topic, start, end))
         return {log_time: int(count) for log_time, count in cursor.fetchall()}
 
-
-def topic_mark(conn, job: str, topic: str) -> datetime | None:
-    with conn.cursor() as cursor:
-        cursor.execute(SELECT_TOPIC_MARK, (job, topic))
-        found = cursor.fetchone()
-    return found[0] if found else None
