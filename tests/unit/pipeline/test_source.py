@@ -31,3 +31,10 @@ def test_a_trigger_limit_and_the_user_s_own_kafka_options_win():
     assert options["maxOffsetsPerTrigger"] == "5000"
     assert options["kafka.max.poll.records"] == "500"
     assert "subscribe" not in options and options["subscribePattern"].endswith("\\z")
+
+
+def test_the_reader_s_consumers_register_no_metrics_unless_the_user_asks():
+    plain = source_options(KafkaClient.of(load_config([], {})), Subscription(["t"]), "earliest")
+    assert plain["kafka.auto.include.jmx.reporter"] == "false" and plain["kafka.enable.metrics.push"] == "false"
+    cfg = load_config([], {"KAFKA_OPT_AUTO_INCLUDE_JMX_REPORTER": "true"})
+    assert source_options(KafkaClient.of(cfg), Subscription(["t"]), "earliest")["kafka.auto.include.jmx.reporter"] == "true"
