@@ -12,6 +12,7 @@ from errorcount import session
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract
 from errorcount.pipeline.columns import PerApp
+from errorcount.pipeline.summary import FIELDS
 
 Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
 
@@ -36,6 +37,18 @@ def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, boun
     settings = _per_app.get(contract.settings, lambda: contract.to_java(jvm))
     jdf = jvm.errorcount.OnePass.apply(raw._jdf, settings, slots, bounds_text(bounds or {}), contract.by_topic)
     return DataFrame(jdf, raw.sparkSession)
+
+
+def collect_fields(df: DataFrame) -> list[tuple]:
+    """df's rows (one_pass_summary_df's, or any of summary.FIELDS' columns) as tuples in FIELDS'
+    order, None for a field df lacks: what summarize folds. Collected as Arrow record batches:
+    pyspark's own collect() pickles each row in the JVM and makes a Row of it in Python, ~5 us a
+    row, and a batch counting every line by a GROUP_BY has tens of thousands of rows
+    (docs/performance.md, 'Counting every line')."""
+    table = df.toArrow()
+    rows = table.num_rows
+    columns = [table.column(name).to_pylist() if name in table.column_names else [None] * rows for name in FIELDS]
+    return list(zip(*columns, strict=True))
 
 
 def bounds_text(bounds: Bounds) -> str:

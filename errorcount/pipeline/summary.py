@@ -66,7 +66,8 @@ def dead_letter_slots(limit: int, partitions: int) -> int:
 
 
 def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_line: bool = False) -> BatchSummary:
-    """Folds one_pass_summary_df rows (collected to the driver) into one BatchSummary, keeping at
+    """Folds one_pass_summary_df rows (collected to the driver: one_pass.collect_fields' tuples, or
+    pyspark Rows) into one BatchSummary, keeping at
     most `dead_letter_limit` dead letters (None: all), lowest (topic, partition, offset) first.
     The offset ranges come from the rows with a partition. `every_line`: the rows were grouped
     with every line's minute (COUNT_LINES): lines are counted too.
@@ -131,11 +132,12 @@ def summarize(rows: Iterable[Any], dead_letter_limit: int | None = None, every_l
 
 
 def reader(row: Any) -> Callable[[Any], Any]:
-    """How to unpack pyspark Rows shaped like `row` into FIELDS' values: as they are when their
-    fields are FIELDS in order (the one pass's rows: tuple unpacking, no per-field call), else by
-    position, None for a field the rows do not have (newest_ms and reject_minute without timestamps)."""
-    names = tuple(row.__fields__)
-    if names == FIELDS:
+    """How to unpack rows shaped like `row` into FIELDS' values: as they are when they are plain
+    tuples (one_pass.collect_fields: FIELDS in order) or pyspark Rows of FIELDS in order (tuple
+    unpacking, no per-field call), else by position, None for a field the rows do not have
+    (newest_ms and reject_minute without timestamps)."""
+    names = getattr(row, "__fields__", FIELDS)
+    if tuple(names) == FIELDS:
         return lambda r: r
     index = {name: position for position, name in enumerate(names)}
     return lambda r: tuple(tuple.__getitem__(r, index[name]) if name in index else None for name in FIELDS)

@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from errorcount.kafka.client import KafkaClient
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract
-from errorcount.pipeline.one_pass import one_pass_summary_df
+from errorcount.pipeline.one_pass import collect_fields, one_pass_summary_df
 from errorcount.pipeline.source import reader_options
 from errorcount.pipeline.summary import summarize
 from errorcount.recount.diff import Figures
@@ -58,7 +58,7 @@ class Counter:
         """The counts of `grouped`'s minutes in `chunk`."""
         if grouped is None:
             return Figures({}, {})
-        rows = grouped.where((F.col("minute") >= chunk.first) & (F.col("minute") < chunk.end)).collect()
+        rows = collect_fields(grouped.where((F.col("minute") >= chunk.first) & (F.col("minute") < chunk.end)))
         return as_figures(rows, self.contract.every_line)
 
     def count(self, spans: Spans) -> Figures:
@@ -68,7 +68,7 @@ class Counter:
         if grouped is None:
             return Figures({}, {})
         try:
-            return as_figures(grouped.collect(), self.contract.every_line)
+            return as_figures(collect_fields(grouped), self.contract.every_line)
         finally:
             grouped.unpersist()
 

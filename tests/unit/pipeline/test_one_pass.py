@@ -14,8 +14,8 @@ from pyspark.sql import DataFrame
 
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract, classify_lines_df, rejected_rows_df
-from errorcount.pipeline.one_pass import one_pass_summary_df
-from errorcount.pipeline.summary import BatchSummary, every_dead_letter, summarize
+from errorcount.pipeline.one_pass import collect_fields, one_pass_summary_df
+from errorcount.pipeline.summary import FIELDS, BatchSummary, every_dead_letter, summarize
 from errorcount.tools import samples
 from tests.oracles.catalyst import batch_summary_df
 
@@ -47,7 +47,19 @@ def frame(spark, rows: list[tuple]) -> DataFrame:
 
 
 def one_pass(df: DataFrame, contract: Contract, slots: int, bounds) -> list:
-    return one_pass_summary_df(df, contract, slots, bounds).collect()
+    """As the job collects them (Arrow, collect_fields); the oracle's rows come through collect()."""
+    return collect_fields(one_pass_summary_df(df, contract, slots, bounds))
+
+
+def test_collected_fields_are_tuples_in_the_fields_order_none_where_a_column_is_missing(spark):
+    df = spark.createDataFrame([(7, "t", None, b"\x00raw", 3), (None, "u", 2, None, 4)],
+                               "minute long, topic string, partition int, raw_value binary, records long")
+    nothing = dict.fromkeys(("series", "dead_slot", "log_records", "errors", "rejected", "min_offset", "max_offset",
+                             "reject_reason", "newest_ms", "reject_minute"))
+    expected = [{**nothing, "topic": "t", "partition": None, "minute": 7, "raw_value": b"\x00raw", "records": 3},
+                {**nothing, "topic": "u", "partition": 2, "minute": None, "raw_value": None, "records": 4}]
+    assert collect_fields(df) == [tuple(row[name] for name in FIELDS) for row in expected]
+    assert collect_fields(df.limit(0)) == []
 
 
 def both_agree(df: DataFrame, contract: Contract, slots: int, bounds=None) -> BatchSummary:
