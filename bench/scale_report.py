@@ -53,13 +53,15 @@ def table_rows(sizes: dict, measured: dict) -> list[str]:
 
 
 def steady_rows(sizes: dict) -> list[str]:
-    rows = ["| partitions | achieved records/s | p50 s | p95 s | p99 s | p99 - trigger s | batches | mean batch ms |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| partitions | achieved records/s | the job read records/s | kept up (drained after) | p50 s | p95 s | p99 s "
+            "| p99 - trigger s | batches | mean batch ms |", "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     for size, f in sizes.items():
         latency = f["latency_s"]
-        rows.append(f"| {fmt(int(size))} | {fmt(f['achieved_rate'])} | {latency['p50']:.2f} | {latency['p95']:.2f} | "
-                    f"{latency['p99']:.2f} | {latency['p99'] - f['trigger_interval_s']:.2f} | {f['batches']} | "
-                    f"{fmt(f['mean_batch_ms'])} |")
+        kept = "-" if "kept_up" not in f else f"{'yes' if f['kept_up'] else 'no: a backlog'} ({f['drain_s']:.1f} s)"
+        read = fmt(f["job_read_rate"]) if "job_read_rate" in f else "-"  # results of runs before the figure
+        rows.append(f"| {fmt(int(size))} | {fmt(f['achieved_rate'])} | {read} | {kept} | "
+                    f"{latency['p50']:.2f} | {latency['p95']:.2f} | {latency['p99']:.2f} | "
+                    f"{latency['p99'] - f['trigger_interval_s']:.2f} | {f['batches']} | {fmt(f['mean_batch_ms'])} |")
     return rows
 
 

@@ -108,6 +108,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+KEPT_UP = 0.95  # the job read at least this share of the producer's rate, its drain included
+
+
 def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float, log_dir: Path, name: str = "e-steady",
                  **env: str) -> dict:
     """(e) The job at a fixed producer rate for WARM_UP_S + seconds, then IDLE_S with no input."""
@@ -126,6 +129,9 @@ def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float,
         sent += paced_produce(topic, partitions, rate, WARM_UP_S + seconds, pool, expected)
         produced_s, producer_cpu_s = time.monotonic() - began, time.process_time() - cpu_began
         drain(conn, driver, job, topic)
+        # what the job read meanwhile: a job that keeps up drains within a batch or two of the
+        # producer's end; one that fell behind works off a backlog, and its p99 measures that
+        drained_s = time.monotonic() - began - produced_s
         idle = idle_cost(conn, driver, job, trigger_s)
     finally:
         driver.stop()
@@ -134,6 +140,8 @@ def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float,
     kafka_admin.delete_topic(topic)
     batches = procs.batch_logs(driver.log())
     return {"target_rate": rate, "achieved_rate": sent / produced_s, "seconds": seconds, "records": sent,
+            "drain_s": drained_s, "job_read_rate": sent / (produced_s + drained_s),
+            "kept_up": sent / (produced_s + drained_s) >= KEPT_UP * sent / produced_s,
             "producer_cores": producer_cpu_s / produced_s,
             "measured_records": len(values), "batches": len(batches),
             "latency_s": {"p50": percentile(values, 0.50), "p95": percentile(values, 0.95),
