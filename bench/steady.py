@@ -139,9 +139,9 @@ def steady_state(partitions: int, rate: float, seconds: float, trigger_s: float,
     values = latencies(topic, commit_times(conn, job), since)
     kafka_admin.delete_topic(topic)
     batches = procs.batch_logs(driver.log())
-    return {"target_rate": rate, "achieved_rate": sent / produced_s, "seconds": seconds, "records": sent,
-            "drain_s": drained_s, "job_read_rate": sent / (produced_s + drained_s),
-            "kept_up": sent / (produced_s + drained_s) >= KEPT_UP * sent / produced_s,
+    achieved, read = sent / produced_s, sent / (produced_s + drained_s)
+    return {"target_rate": rate, "achieved_rate": achieved, "seconds": seconds, "records": sent,
+            "drain_s": drained_s, "job_read_rate": read, "kept_up": read >= KEPT_UP * achieved,
             "producer_cores": producer_cpu_s / produced_s,
             "measured_records": len(values), "batches": len(batches),
             "latency_s": {"p50": percentile(values, 0.50), "p95": percentile(values, 0.95),

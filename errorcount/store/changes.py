@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from errorcount.offsets import minute_key
 from errorcount.store.mysql import with_table
 
-SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = ''"
+SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = %s"
 SELECT_TOTALS = "SELECT log_time, log_count, line_count FROM `{table}` WHERE log_time IN ({keys}) FOR UPDATE"
 # By the (job, log_time, series_id) key: the series the batch changed, not every series of the minute
 SELECT_SERIES = ("SELECT log_time, series_id, log_count, line_count FROM error_series_counts "
@@ -51,9 +51,9 @@ def changed_rows(job: str, epoch: int, ledger_id: int, added: Counts, after: Cou
     return rows
 
 
-def stored_mark(cursor, job: str) -> datetime | None:
-    """The job's complete_before as stored (None before its first mark)."""
-    cursor.execute(SELECT_COMPLETE_BEFORE, (job,))
+def stored_mark(cursor, job: str, topic: str = "") -> datetime | None:
+    """The job's complete_before as stored, or one of its topics' (None before its first mark)."""
+    cursor.execute(SELECT_COMPLETE_BEFORE, (job, topic))
     row = cursor.fetchone()
     return row[0] if row else None
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 
 from errorcount.config import dimensions
+from errorcount.store import changes
 
 # Every value with a line or an ERROR line (a series with lines and no ERROR line, COUNT_LINES, has
 # log_count 0).
@@ -13,7 +14,6 @@ SELECT_BY_LABEL = ("SELECT log_time, value, SUM(log_count), SUM(line_count) FROM
                    "WHERE job = %s AND dimension = %s AND log_time BETWEEN %s AND %s GROUP BY log_time, value "
                    "HAVING SUM(log_count) > 0 OR SUM(line_count) > 0")
 SELECT_NEWEST = "SELECT MAX(log_time) FROM error_series_counts WHERE job = %s"
-SELECT_COMPLETE_BEFORE = "SELECT complete_before FROM counted_through WHERE job = %s AND topic = %s"
 OVERFLOW = "(over MAX_SERIES)"  # the overflow series' value (NULL in the tables)
 EMPTY = "(none)"                # a record without the value (stored as '')
 OTHER = "(other values)"
@@ -54,9 +54,7 @@ def complete_before(conn, job: str, topic: str = "") -> datetime | None:
     """The job's own complete_before (docs/operations.md, "Complete minutes"), or one of its topics'
     (make counts TOPIC=); None before its first mark."""
     with conn.cursor() as cursor:
-        cursor.execute(SELECT_COMPLETE_BEFORE, (job, topic))
-        row = cursor.fetchone()
-    return row[0] if row else None
+        return changes.stored_mark(cursor, job, topic)  # the job's own query
 
 
 def newest_minute(conn, job: str) -> datetime | None:
