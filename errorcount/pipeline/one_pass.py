@@ -2,7 +2,7 @@
 batch in, summary.FIELDS rows out, without Spark's aggregate. Each task classifies its records
 with the contract's classifier and counts them into a table of (topic, partition, minute, series,
 dead slot) groups keyed by numbers (the series in a per-task dictionary); the driver folds the
-tasks' rows with summary.summarize (docs/design.md, "One pass")."""
+tasks' rows with Arrow (fold.py; docs/design.md, "One pass")."""
 
 from collections.abc import Mapping
 
@@ -12,7 +12,8 @@ from errorcount import session
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract
 from errorcount.pipeline.columns import PerApp
-from errorcount.pipeline.summary import FIELDS
+from errorcount.pipeline.fold import fold
+from errorcount.pipeline.summary import BatchSummary
 
 Bounds = Mapping[TopicPartition, tuple[int, int]]  # per partition, the offsets a batch may hold: [first, end)
 
@@ -22,7 +23,7 @@ _per_app = PerApp()  # the contract's settings as a JVM map, built once per appl
 def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, bounds: Bounds | None = None) -> DataFrame:
     """In: Kafka rows (value, topic, partition, offset[, timestamp]). Out: the columns of
     summary.FIELDS, a row per group per task (a group read by several tasks has a row from each:
-    summarize adds them up); newest_ms is null when the rows have no timestamp.
+    the fold adds them up); newest_ms is null when the rows have no timestamp.
 
     A group is (topic, partition, minute, series, dead_slot): minute is the epoch minute of every
     line with COUNT_LINES (contract.every_line), else of ERROR lines only, null for rejects; series
@@ -39,16 +40,13 @@ def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, boun
     return DataFrame(jdf, raw.sparkSession)
 
 
-def collect_fields(df: DataFrame) -> list[tuple]:
-    """df's rows (one_pass_summary_df's, or any of summary.FIELDS' columns) as tuples in FIELDS'
-    order, None for a field df lacks: what summarize folds. Collected as Arrow record batches:
-    pyspark's own collect() pickles each row in the JVM and makes a Row of it in Python, ~5 us a
-    row, and a batch counting every line by a GROUP_BY has tens of thousands of rows
-    (docs/performance.md, 'Counting every line')."""
-    table = df.toArrow()
-    rows = table.num_rows
-    columns = [table.column(name).to_pylist() if name in table.column_names else [None] * rows for name in FIELDS]
-    return list(zip(*columns, strict=True))
+def collect_summary(df: DataFrame, dead_letter_limit: int | None = None, every_line: bool = False) -> BatchSummary:
+    """one_pass_summary_df's rows `df` (or some of them) folded into one BatchSummary (fold.fold:
+    dead_letter_limit, every_line). Collected as Arrow record batches the tasks encode and folded
+    by Arrow's kernels: pyspark's collect() pickles each row in the JVM and makes a Row of it in
+    Python, ~5 us a row, and a batch counting every line by a GROUP_BY has tens of thousands of
+    rows (docs/performance.md, 'Counting every line')."""
+    return fold(df.toArrow(), dead_letter_limit, every_line)
 
 
 def bounds_text(bounds: Bounds) -> str:

@@ -1,5 +1,5 @@
 """The recount's Spark side: the job's partitions read as one batch between given offsets, and
-counted by the micro-batch's own code path (one_pass_summary_df, then summarize): the same
+counted by the micro-batch's own code path (one_pass_summary_df, then its fold: one_pass.collect_summary): the same
 classifier, the same counting, no second implementation. Only small aggregates reach the
 driver: a chunk of minutes at a time."""
 
@@ -13,9 +13,9 @@ from pyspark.sql import functions as F
 from errorcount.kafka.client import KafkaClient
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract
-from errorcount.pipeline.one_pass import collect_fields, one_pass_summary_df
+from errorcount.pipeline.one_pass import collect_summary, one_pass_summary_df
 from errorcount.pipeline.source import reader_options
-from errorcount.pipeline.summary import summarize
+from errorcount.pipeline.summary import BatchSummary
 from errorcount.recount.diff import Figures
 from errorcount.recount.plan import Range
 
@@ -58,8 +58,8 @@ class Counter:
         """The counts of `grouped`'s minutes in `chunk`."""
         if grouped is None:
             return Figures({}, {})
-        rows = collect_fields(grouped.where((F.col("minute") >= chunk.first) & (F.col("minute") < chunk.end)))
-        return as_figures(rows, self.contract.every_line)
+        return as_figures(collect_summary(grouped.where((F.col("minute") >= chunk.first) & (F.col("minute") < chunk.end)),
+                                          0, self.contract.every_line))
 
     def count(self, spans: Spans) -> Figures:
         """Every minute's counts of the records in `spans` (a small read: the records the live job
@@ -68,15 +68,14 @@ class Counter:
         if grouped is None:
             return Figures({}, {})
         try:
-            return as_figures(collect_fields(grouped), self.contract.every_line)
+            return as_figures(collect_summary(grouped, 0, self.contract.every_line))
         finally:
             grouped.unpersist()
 
 
-def as_figures(rows, every_line: bool) -> Figures:
-    """one_pass_summary_df rows folded by summarize: (ERROR lines, lines) per minute and series (lines
-    0 without COUNT_LINES, as the job writes them)."""
-    summary = summarize(rows, 0, every_line)
+def as_figures(summary: BatchSummary) -> Figures:
+    """A fold of one_pass_summary_df rows as (ERROR lines, lines) per minute and series (lines 0
+    without COUNT_LINES, as the job writes them)."""
     minutes = {m: (n, summary.minute_lines.get(m, 0)) for m, n in summary.minute_counts.items()}
     series = {key: (n, summary.series_lines.get(key, 0)) for key, n in summary.series_counts.items()}
     return Figures(minutes, series)

@@ -19,7 +19,7 @@ final class AccessLine implements LineFormat {
     }
 
     @Override
-    public long classify(byte[] b, int start, int end) {
+    public long classify(byte[] b, int start, int end, Labels labels) {
         int p = start;
         for (int field = 0; field < 3; field++) {  // HOST IDENT USER, each followed by one space
             int q = p;
@@ -52,13 +52,14 @@ final class AccessLine implements LineFormat {
             return Outcome.BAD_ACCESS_LINE;
         }
         p += 2;
+        int request = p;
         while (p < end && b[p] != '"') {
             p += b[p] == '\\' ? 2 : 1;
         }
         if (p >= end) {
             return Outcome.BAD_ACCESS_LINE;
         }
-        p++;
+        int close = p++;
         // ' STATUS BYTES', then the end of the line or one space and anything
         if (end - p < 6 || b[p] != ' ' || !Bytes.digits(b, p + 1, 3) || b[p + 4] != ' ') {
             return Outcome.BAD_ACCESS_LINE;
@@ -79,36 +80,29 @@ final class AccessLine implements LineFormat {
         if (status < 100 || status > 599) {
             return Outcome.BAD_STATUS;
         }
+        if (labels != null) {
+            labels(b, request, close, labels);
+        }
         return Calendar.outcome(year, month, day, hour, minute, offset, status >= statusMin);
     }
 
-    /** STATUS, and the REQUEST's METHOD and TARGET: its first and second parts split at single spaces. */
-    @Override
-    public byte[][] labels(byte[] b, int start, int end) {
-        int p = start;
-        for (int field = 0; field < 3; field++) {  // a counted line: HOST IDENT USER, each and one space
-            while (!Bytes.isBlank(b[p])) {
-                p++;
-            }
-            p++;
-        }
-        int request = p + 30, close = request;  // past '[...] "'
-        while (b[close] != '"') {
-            close += b[close] == '\\' ? 2 : 1;
-        }
-        byte[][] labels = new byte[Grouping.BUILTINS][];
-        labels[Grouping.STATUS] = java.util.Arrays.copyOfRange(b, close + 2, close + 5);
+    /**
+     * STATUS (the three digits after the request's closing quote at `close`), and the REQUEST
+     * b[request, close)'s METHOD and TARGET: its first and second parts split at single spaces.
+     */
+    private static void labels(byte[] b, int request, int close, Labels labels) {
+        labels.clear();
+        labels.set(Grouping.STATUS, b, close + 2, close + 5);
         int space = request;
         while (space < close && b[space] != ' ') {
             space++;
         }
-        labels[Grouping.METHOD] = java.util.Arrays.copyOfRange(b, request, space);
+        labels.set(Grouping.METHOD, b, request, space);
         int target = Math.min(space + 1, close), targetEnd = target;
         while (targetEnd < close && b[targetEnd] != ' ') {
             targetEnd++;
         }
-        labels[Grouping.TARGET] = java.util.Arrays.copyOfRange(b, target, targetEnd);
-        return labels;
+        labels.set(Grouping.TARGET, b, target, targetEnd);
     }
 
     /** 1-12 for a month name written exactly as Jan..Dec at b[at, at + 3), else 0. */

@@ -15,7 +15,7 @@ final class AppLine implements LineFormat {
     }
 
     @Override
-    public long classify(byte[] b, int start, int end) {
+    public long classify(byte[] b, int start, int end, Labels labels) {
         int[] t = new int[6];
         int p = timestamp(b, start, end, t);
         // The timestamp ends at a blank or at the end of the line; else it is no timestamp.
@@ -26,21 +26,12 @@ final class AppLine implements LineFormat {
         if (level < 0) {
             return Outcome.BAD_LEVEL;
         }
+        if (labels != null) {  // LEVEL: the letters, upper-cased (they matched ERROR_LEVELS when the line is an error)
+            labels.clear();
+            labels.setUpper(Grouping.LEVEL, b, (int) (level >>> 32), (int) (level >>> 32) + (int) level);
+        }
         return Calendar.outcome(t[0], t[1], t[2], t[3], t[4], t[5],
                 Bytes.isOneOf(b, (int) (level >>> 32), (int) level, errorLevels));
-    }
-
-    /** LEVEL: the letters, upper-cased (they matched one of ERROR_LEVELS when the line is an error). */
-    @Override
-    public byte[][] labels(byte[] b, int start, int end) {
-        long level = level(b, timestamp(b, start, end, new int[6]), end);
-        byte[][] labels = new byte[Grouping.BUILTINS][];
-        int at = (int) (level >>> 32), letters = (int) level;
-        labels[Grouping.LEVEL] = new byte[letters];
-        for (int i = 0; i < letters; i++) {
-            labels[Grouping.LEVEL][i] = (byte) Bytes.upper(b[at + i]);
-        }
-        return labels;
     }
 
     /**

@@ -4,7 +4,6 @@ import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.api.java.UDF1;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The log contracts (docs/contract.md) on a Kafka record's raw value bytes, as a Spark Java UDF
@@ -81,20 +80,38 @@ public final class ClassifyLine implements UDF1<byte[], Row> {
 
     @Override
     public Row call(byte[] value) {
-        if (value == null) {
-            return RowFactory.create((long) Outcome.NULL_VALUE, null);
-        }
-        if (line != null) {
-            long packed = line.classifyValue(value, value.length);
-            UTF8String series = labelled(packed) ? grouping.series(line.labelsOfValue(value, value.length), null, null) : null;
-            return RowFactory.create(packed, series);
-        }
-        int[][] found = new int[1][];  // the event's field positions: read once for both
-        long packed = json.classify(value, found);
-        return RowFactory.create(packed, labelled(packed) ? json.series(value, found[0], grouping) : null);
+        SeriesBuffer series = new SeriesBuffer();
+        long packed = classify(value, new Labels(), series);
+        return RowFactory.create(packed, labelled(packed) ? series.toUtf8String() : null);
     }
 
-    private boolean labelled(long packed) {
+    /**
+     * The packed outcome of `value` (null: NULL_VALUE); when the record is labelled (its series
+     * wanted), its series is written into `series`. `labels` and `series` are the caller's, reused
+     * record after record (OnePass: one each per task; call: one each per call).
+     */
+    long classify(byte[] value, Labels labels, SeriesBuffer series) {
+        if (value == null) {
+            return Outcome.NULL_VALUE;
+        }
+        Labels wanted = grouping.isEmpty() ? null : labels;
+        if (line != null) {
+            long packed = line.classifyValue(value, value.length, wanted);
+            if (labelled(packed)) {
+                grouping.series(labels, null, null, series);
+            }
+            return packed;
+        }
+        int[][] found = new int[1][];  // the event's field positions: read once for both
+        long packed = json.classify(value, found, wanted);
+        if (labelled(packed)) {
+            json.series(value, found[0], grouping, labels, series);
+        }
+        return packed;
+    }
+
+    /** Whether the record of this outcome has a series: with GROUP_BY, every line with COUNT_LINES, else an error. */
+    boolean labelled(long packed) {
         return !grouping.isEmpty() && (everyLine ? Outcome.isLine(packed) : Outcome.isError(packed));
     }
 }

@@ -102,11 +102,12 @@ final class Grouping implements java.io.Serializable {
     }
 
     /**
-     * The series of an ERROR record: builtins from its line contract (null entries: absent); for
-     * {@code field:} dimensions, the value positions in the JSON event `json` (JsonEvent), -1 absent.
+     * The series of a counted record, written into `out` (emptied first): builtins as its contract
+     * set them in `labels`; for {@code field:} dimensions, the value positions in the JSON event
+     * `json` (JsonEvent), -1 absent.
      */
-    UTF8String series(byte[][] builtins, byte[] json, int[] fieldValues) {
-        SeriesBuffer out = new SeriesBuffer();
+    void series(Labels labels, byte[] json, int[] fieldValues, SeriesBuffer out) {
+        out.reset();
         for (int i = 0; i < kinds.length; i++) {
             if (i > 0) {
                 out.write((byte) SEPARATOR);
@@ -116,51 +117,46 @@ final class Grouping implements java.io.Serializable {
                     JsonEvent.appendFieldLabel(out, json, fieldValues[i]);
                 }
             } else if (kinds[i] == PATH) {
-                appendPath(out, builtins[TARGET], pathDepth);
+                labels.appendPath(out, pathDepth);
             } else {
-                Label.append(out, builtins[kinds[i]]);
+                labels.append(out, kinds[i]);
             }
         }
-        return out.toUtf8String();
     }
 
     /**
-     * A request target as a path label: cut at '?' or '#'; a target starting with '/' becomes '/'
-     * and its first `depth` non-empty segments joined by '/'; any other target is kept as cut.
+     * A request target b[from, to) as a path label: cut at '?' or '#'; a target starting with '/'
+     * becomes '/' and its first `depth` non-empty segments joined by '/'; any other target is kept
+     * as cut. Written straight into `out`, then made a label there (Label.append's rule).
      */
-    static void appendPath(SeriesBuffer out, byte[] target, int depth) {
-        if (target == null) {
-            return;
-        }
-        int end = 0;
-        while (end < target.length && target[end] != '?' && target[end] != '#') {
+    static void appendPath(SeriesBuffer out, byte[] b, int from, int to, int depth) {
+        int end = from;
+        while (end < to && b[end] != '?' && b[end] != '#') {
             end++;
         }
-        if (end == 0 || target[0] != '/') {
-            Label.append(out, target, 0, end);
+        if (end == from || b[from] != '/') {
+            Label.append(out, b, from, end);
             return;
         }
-        byte[] path = new byte[end + 1];  // '/' and the segments kept: never longer than the cut target
-        int size = 0, segments = 0;
-        for (int p = 0; p < end && segments < depth;) {
-            while (p < end && target[p] == '/') {
+        int mark = out.size(), segments = 0;
+        for (int p = from; p < end && segments < depth;) {
+            while (p < end && b[p] == '/') {
                 p++;
             }
             int q = p;
-            while (q < end && target[q] != '/') {
+            while (q < end && b[q] != '/') {
                 q++;
             }
             if (q > p) {
-                path[size++] = '/';
-                System.arraycopy(target, p, path, size, q - p);
-                size += q - p;
+                out.write((byte) '/');
+                out.write(b, p, q);
                 segments++;
             }
             p = q;
         }
-        if (size == 0) {
-            path[size++] = '/';
+        if (out.size() == mark) {
+            out.write((byte) '/');
         }
-        Label.append(out, path, 0, size);
+        out.label(mark);
     }
 }

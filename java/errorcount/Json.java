@@ -298,13 +298,19 @@ final class Json {
         }
     }
 
-    /** The UTF-8 bytes of the valid string at p (its quote): escapes decoded, a lone surrogate as U+FFFD. */
-    static byte[] decode(byte[] b, int p) {
+    /** The position of the closing quote of the valid string at p (its quote) when it holds no escape, else -1. */
+    static int plainStringEnd(byte[] b, int p) {
         int q = p + 1;
         while (b[q] != '"' && b[q] != '\\') {
             q++;
         }
-        if (b[q] == '"') {
+        return b[q] == '"' ? q : -1;
+    }
+
+    /** The UTF-8 bytes of the valid string at p (its quote): escapes decoded, a lone surrogate as U+FFFD. */
+    static byte[] decode(byte[] b, int p) {
+        int q = plainStringEnd(b, p);
+        if (q >= 0) {
             return java.util.Arrays.copyOfRange(b, p + 1, q);  // no escape: the bytes as they are
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -1,7 +1,5 @@
 package errorcount;
 
-import org.apache.spark.unsafe.types.UTF8String;
-
 /**
  * The {@code json} contract: the whole value one strict JSON object; its timestamp and level (or
  * status) read from the first candidate field present and not null, or, with a message field, the
@@ -74,7 +72,7 @@ final class JsonEvent implements java.io.Serializable {
      * The packed outcome of value b; for a valid object, `found` (of length 1) gets its fields'
      * positions (JsonFields.scan), which `series` reads again.
      */
-    long classify(byte[] b, int[][] found) {
+    long classify(byte[] b, int[][] found, Labels labels) {
         int start = Json.skipWhitespace(b, 0, b.length);
         if (start == b.length) {
             return Outcome.EMPTY_LINE;
@@ -91,7 +89,7 @@ final class JsonEvent implements java.io.Serializable {
                 return Outcome.BAD_MESSAGE;
             }
             byte[] text = Json.decode(b, line);
-            return message.classifyValue(text, text.length);
+            return message.classifyValue(text, text.length, labels);  // the line's labels, when wanted
         }
         long dated = timestamp(b, firstPresent(b, at, 0, levelFrom));
         if (dated == Outcome.BAD_TIMESTAMP) {
@@ -113,26 +111,25 @@ final class JsonEvent implements java.io.Serializable {
         return Outcome.isReject(dated) ? dated : dated | error;
     }
 
-    /** The series of an event `classify` counted as an error, from the positions it found. */
-    UTF8String series(byte[] b, int[] at, Grouping grouping) {
-        byte[][] labels;
-        if (wrapped) {
-            byte[] line = Json.decode(b, fields.at(b, at, messageAt));
-            labels = message.labelsOfValue(line, line.length);
-        } else {
-            labels = new byte[Grouping.BUILTINS][];
+    /**
+     * The series of an event `classify` counted, from the positions it found, written into `out`;
+     * `labels` as classify left them (a wrapped line's are set there).
+     */
+    void series(byte[] b, int[] at, Grouping grouping, Labels labels, SeriesBuffer out) {
+        if (!wrapped) {
+            labels.clear();
             if (byStatus) {
-                labels[Grouping.STATUS] = Integer.toString(status(b, fields.at(b, at, statusAt)))
-                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                labels.set(Grouping.STATUS, Integer.toString(status(b, fields.at(b, at, statusAt)))
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             } else {
-                labels[Grouping.LEVEL] = levelText(b, firstPresent(b, at, levelFrom, levelTo));
+                setLevel(labels, b, firstPresent(b, at, levelFrom, levelTo));
             }
         }
         int[] values = new int[groupFields.length];
         for (int i = 0; i < values.length; i++) {
             values[i] = groupFields[i] < 0 ? -1 : fields.at(b, at, groupFields[i]);
         }
-        return grouping.series(labels, b, values);
+        grouping.series(labels, b, values, out);
     }
 
     /** A field's value at a position as a label, appended to a series: a string's text, a number as written, true or false; else "". */
@@ -141,7 +138,12 @@ final class JsonEvent implements java.io.Serializable {
             return;
         }
         if (b[at] == '"') {
-            Label.append(out, Json.decode(b, at));
+            int end = Json.plainStringEnd(b, at);  // no escape: the bytes as they are, as decode gives them
+            if (end >= 0) {
+                Label.append(out, b, at + 1, end);
+            } else {
+                Label.append(out, Json.decode(b, at));
+            }
         } else if (b[at] == '-' || Bytes.isDigit(b[at])) {
             Label.append(out, b, at, Json.skip(b, at));
         } else if (b[at] == 't' || b[at] == 'f') {
@@ -259,26 +261,24 @@ final class JsonEvent implements java.io.Serializable {
     }
 
     /**
-     * A level's text, ASCII upper-cased: a number as written, or a string with blanks trimmed;
-     * null for no level (missing, null, boolean, object, array).
+     * LEVEL: a level's text, ASCII upper-cased: a number as written, or a string with blanks
+     * trimmed; none for no level (missing, null, boolean, object, array). A string without escapes
+     * is read in place.
      */
-    private static byte[] levelText(byte[] b, int at) {
+    private static void setLevel(Labels labels, byte[] b, int at) {
         if (at < 0 || !(b[at] == '"' || b[at] == '-' || Bytes.isDigit(b[at]))) {
-            return null;
+            return;
         }
-        byte[] s = b[at] == '"' ? Json.decode(b, at) : java.util.Arrays.copyOfRange(b, at, Json.skip(b, at));
-        int start = 0, end = s.length;
+        int plain = b[at] == '"' ? Json.plainStringEnd(b, at) : Json.skip(b, at);
+        byte[] s = b[at] == '"' && plain < 0 ? Json.decode(b, at) : b;
+        int start = s == b ? (b[at] == '"' ? at + 1 : at) : 0, end = s == b ? plain : s.length;
         while (start < end && Bytes.isBlank(s[start])) {
             start++;
         }
         while (end > start && Bytes.isBlank(s[end - 1])) {
             end--;
         }
-        byte[] text = new byte[end - start];
-        for (int i = 0; i < text.length; i++) {
-            text[i] = (byte) Bytes.upper(s[start + i]);
-        }
-        return text;
+        labels.setUpper(Grouping.LEVEL, s, start, end);
     }
 
     /** The status at a value position: a JSON integer or a string of ASCII digits; -1 when neither. */

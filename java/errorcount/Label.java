@@ -23,7 +23,7 @@ final class Label {
 
     /** The label of b[start, end) appended to a series as UTF-8: the bytes themselves when they are already as stored. */
     static void append(SeriesBuffer out, byte[] b, int start, int end) {
-        if (end - start <= MAX_BYTES && printableAscii(b, start, end)) {
+        if (isStored(b, start, end)) {
             out.write(b, start, end);
         } else {
             out.write(normalized(b, start, end).getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -51,8 +51,14 @@ final class Label {
         return out.toString();
     }
 
-    /** No byte to decode, trim or replace: all in '!'..'~' (the usual status, method, path, level, name). */
-    private static boolean printableAscii(byte[] b, int start, int end) {
+    /**
+     * b[start, end) is its own label: at most MAX_BYTES, and no byte to decode, trim or replace: all
+     * in '!'..'~' (the usual status, method, path, level, name).
+     */
+    static boolean isStored(byte[] b, int start, int end) {
+        if (end - start > MAX_BYTES) {
+            return false;
+        }
         for (int i = start; i < end; i++) {
             if (b[i] < '!' || b[i] > '~') {
                 return false;

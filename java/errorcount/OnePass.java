@@ -1,5 +1,6 @@
 package errorcount;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -10,8 +11,8 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -27,15 +28,14 @@ import org.apache.spark.unsafe.types.UTF8String;
  * <p>It reads the source's rows as Spark holds them (InternalRow: the topic's UTF-8 bytes, the
  * timestamp's microseconds), not as Row objects: no String, Timestamp or Row is made per record.
  */
-public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row> {
+public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
     private static final long serialVersionUID = 1L;
     public static final String SCHEMA = "topic string, partition int, minute bigint, series string, dead_slot bigint, "
             + "records bigint, log_records bigint, errors bigint, rejected bigint, min_offset bigint, max_offset bigint, "
             + "reject_reason string, raw_value binary, newest_ms bigint, reject_minute bigint";
     private static final int RAW_PREFIX_BYTES = 1024;  // classify.RAW_PREFIX_BYTES
     private static final int TOPIC_CHARS = 64;  // dimensions.VALUE_BYTES: Kafka topic names are ASCII
-    private static final UTF8String SEPARATOR = UTF8String.fromString(String.valueOf(Grouping.SEPARATOR));
-    private static final Object[] NO_OUTCOME = {null, null};  // an OTLP request without log records
+    private static final long NO_OUTCOME = Long.MIN_VALUE;  // an OTLP request without log records
     // The series number of a topic's rejects per minute of their Kafka timestamp (rejected_minutes):
     // a group of its own beside the record's, emitted with reject_minute and nothing else counted
     private static final int REJECT_SERIES = -2;
@@ -71,9 +71,10 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
         org.apache.spark.sql.classic.Dataset<Row> read = (org.apache.spark.sql.classic.Dataset<Row>) (timed
                 ? source.select("value", "topic", "partition", "offset", "timestamp")
                 : source.select("value", "topic", "partition", "offset"));
-        JavaRDD<Row> counted = read.queryExecution().toRdd().toJavaRDD()
+        JavaRDD<InternalRow> counted = read.queryExecution().toRdd().toJavaRDD()
                 .mapPartitions(new OnePass(settings, slots, parse(bounds), byTopic, timed));
-        return read.sparkSession().createDataFrame(counted, StructType.fromDDL(SCHEMA));
+        // The rows as Spark holds them: no Row made and converted per group (Scala's private[sql] is public in bytecode)
+        return read.sparkSession().internalCreateDataFrame(counted.rdd(), StructType.fromDDL(SCHEMA), false);
     }
 
     static Map<String, long[][]> parse(String text) {
@@ -103,9 +104,10 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
         final List<String> topics = new ArrayList<>();
         UTF8String lastTopic;  // a task reads a partition's records one after another: mostly one look-up
         int lastTopicId = -1;
-        final Map<UTF8String, Integer> seriesIds = new HashMap<>();
-        final List<UTF8String> series = new ArrayList<>();
-        final List<UTF8String> topicLabels = new ArrayList<>();  // a topic as a series value (byTopic)
+        final SeriesIds seriesIds = new SeriesIds();
+        final Labels labels = new Labels();         // the record's, as its contract found them
+        final SeriesBuffer series = new SeriesBuffer();  // the record's series, when it has one
+        final List<byte[]> topicLabels = new ArrayList<>();  // a topic as a series value (byTopic)
         final List<long[][]> topicBounds = new ArrayList<>();
 
         /** The topic's number; `topic` may be a view of the source's row buffer (copied when kept). */
@@ -120,72 +122,78 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
                 topicIds.put(topic.clone(), id);
                 topics.add(name);
                 topicBounds.add(bounds.get(name));
-                topicLabels.add(UTF8String.fromString(name.length() > TOPIC_CHARS ? name.substring(0, TOPIC_CHARS) : name));
+                topicLabels.add((name.length() > TOPIC_CHARS ? name.substring(0, TOPIC_CHARS) : name).getBytes(StandardCharsets.UTF_8));
             }
             lastTopic = topic.clone();
             lastTopicId = id;
             return id;
         }
 
-        int seriesId(UTF8String value) {
-            Integer id = seriesIds.get(value);
-            if (id == null) {
-                id = series.size();
-                seriesIds.put(value, id);
-                series.add(value);
+        /**
+         * The series number of a record whose series is in `series` (`named`; else it has none), or
+         * NONE; as classify_stages, GROUP_BY's topic is appended to a counted record's (concat_ws
+         * skips a null series).
+         */
+        int seriesId(boolean named, boolean counted, int topicId) {
+            if (byTopic && counted) {
+                if (named) {
+                    series.write((byte) Grouping.SEPARATOR);
+                } else {
+                    series.reset();
+                }
+                series.write(topicLabels.get(topicId));
+                return seriesIds.id(series);
             }
-            return id;
+            return named ? seriesIds.id(series) : GroupTable.NONE;
         }
 
-        /** One outcome (a record's, or one of an OTLP request's log records) counted into its group. */
-        void count(Object packedValue, Object labels, byte[] value, int topicId, int partition, long offset, long newest,
+        /**
+         * One outcome (a record's, or one of an OTLP request's log records; NO_OUTCOME: none) counted
+         * into its group; `named`: its series is in `series`.
+         */
+        void count(long packed, boolean named, byte[] value, int topicId, int partition, long offset, long newest,
                 boolean first, boolean logRecord) {
-            int code = packedValue == null ? NONE_CODE : (int) ((Long) packedValue & ((1 << Outcome.CODE_BITS) - 1));
+            int code = packed == NO_OUTCOME ? NONE_CODE : (int) (packed & ((1 << Outcome.CODE_BITS) - 1));
             boolean error = code == Outcome.ERROR, isLine = error || code == Outcome.VALID;
             boolean rejected = !isLine && code != NONE_CODE;
             boolean counted = everyLine ? isLine : error;
-            long minute = counted ? (Long) packedValue >> Outcome.CODE_BITS : GroupTable.NO_LONG;
-            UTF8String named = (UTF8String) labels;
-            if (byTopic && counted) {  // as classify_stages: concat_ws skips a null series
-                UTF8String label = topicLabels.get(topicId);
-                named = named == null ? label : UTF8String.concat(named, SEPARATOR, label);
-            }
+            long minute = counted ? packed >> Outcome.CODE_BITS : GroupTable.NO_LONG;
             long slot = rejected && slots > 0 ? Math.floorMod(offset, slots) : GroupTable.NO_LONG;
             int keyPartition = counted && inside(topicBounds.get(topicId), partition, offset) ? GroupTable.NONE : partition;
             GroupTable t = groups;
-            int g = t.find(topicId, keyPartition, minute, named == null ? GroupTable.NONE : seriesId(named), slot);
-            t.records[g] += first ? 1 : 0;
-            t.logRecords[g] += logRecord ? 1 : 0;
-            t.errors[g] += error ? 1 : 0;
-            t.minOffset[g] = Math.min(t.minOffset[g], offset);
-            t.maxOffset[g] = Math.max(t.maxOffset[g], offset);
-            t.newest[g] = Math.max(t.newest[g], newest);
+            int g = t.find(topicId, keyPartition, minute, seriesId(named, counted, topicId), slot);
+            t.count(g, first, logRecord, error, offset, newest);
             if (rejected) {
-                t.rejected[g]++;
-                if (slot != GroupTable.NO_LONG && offset < t.rejectAt[g]) {  // the first of its lowest offset
-                    t.rejectAt[g] = offset;
-                    t.reason[g] = code;
-                    t.raw[g] = value == null ? null : Arrays.copyOf(value, Math.min(value.length, RAW_PREFIX_BYTES));
-                }
+                t.reject(g, offset, slot != GroupTable.NO_LONG, code, value, RAW_PREFIX_BYTES);
                 if (newest != GroupTable.NO_LONG) {  // floor, as the minute of a negative time is too
-                    // found first: find may grow the table's arrays, and t.rejected is read after it
                     int r = t.find(topicId, GroupTable.NONE, Math.floorDiv(newest, 60_000L), REJECT_SERIES, GroupTable.NO_LONG);
-                    t.rejected[r]++;
+                    t.reject(r, offset, false, code, null, 0);
                 }
             }
         }
 
-        Iterator<Row> rows() {
+        /** A row per group, in SCHEMA's columns. */
+        Iterator<InternalRow> rows() {
             GroupTable t = groups;
-            List<Row> out = new ArrayList<>(t.size);
+            List<InternalRow> out = new ArrayList<>(t.size);
+            UTF8String[] topicNames = new UTF8String[topics.size()];
+            for (int i = 0; i < topicNames.length; i++) {
+                topicNames[i] = UTF8String.fromString(topics.get(i));
+            }
+            UTF8String[] seriesNames = new UTF8String[seriesIds.size()];
+            for (int i = 0; i < seriesNames.length; i++) {
+                seriesNames[i] = UTF8String.fromBytes(seriesIds.bytes(i));
+            }
             for (int g = 0; g < t.size; g++) {
-                boolean perMinute = t.series[g] == REJECT_SERIES;
-                out.add(RowFactory.create(topics.get(t.topic[g]), t.partition[g] == GroupTable.NONE ? null : t.partition[g],
-                        perMinute ? null : nullable(t.minute[g]),
-                        t.series[g] < 0 ? null : series.get(t.series[g]).toString(),
-                        nullable(t.slot[g]), t.records[g], t.logRecords[g], t.errors[g], t.rejected[g], t.minOffset[g],
-                        t.maxOffset[g], t.reason[g] == GroupTable.NONE ? null : Outcome.REASONS[t.reason[g]], t.raw[g],
-                        nullable(t.newest[g]), perMinute ? t.minute[g] : null));
+                boolean perMinute = t.series(g) == REJECT_SERIES;
+                long minute = t.get(g, GroupTable.MINUTE);
+                out.add(new GenericInternalRow(new Object[] {topicNames[t.topic(g)],
+                        t.partition(g) == GroupTable.NONE ? null : t.partition(g), perMinute ? null : nullable(minute),
+                        t.series(g) < 0 ? null : seriesNames[t.series(g)], nullable(t.get(g, GroupTable.SLOT)),
+                        t.get(g, GroupTable.RECORDS), t.get(g, GroupTable.LOG_RECORDS), t.get(g, GroupTable.ERRORS),
+                        t.get(g, GroupTable.REJECTED), t.get(g, GroupTable.MIN_OFFSET), t.get(g, GroupTable.MAX_OFFSET),
+                        t.reason(g) == GroupTable.NONE ? null : UTF8String.fromString(Outcome.REASONS[t.reason(g)]),
+                        t.raw(g), nullable(t.get(g, GroupTable.NEWEST)), perMinute ? minute : null}));
             }
             return out.iterator();
         }
@@ -198,7 +206,7 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
     }
 
     @Override
-    public Iterator<Row> call(Iterator<InternalRow> rows) {
+    public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
         Task task = new Task();
         while (rows.hasNext()) {
             InternalRow row = rows.next();
@@ -209,19 +217,24 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Row
             // microseconds since the epoch, as unix_millis floors them
             long newest = timed && !row.isNullAt(4) ? Math.floorDiv(row.getLong(4), 1000L) : GroupTable.NO_LONG;
             if (line != null) {
-                Row outcome = line.call(value);
-                task.count(outcome.get(0), outcome.get(1), value, topicId, partition, offset, newest, true, true);
+                long packed = line.classify(value, task.labels, task.series);
+                task.count(packed, line.labelled(packed), value, topicId, partition, offset, newest, true, true);
                 continue;
             }
             List<Row> outcomes = otlp.call(value);
             if (outcomes.isEmpty()) {
-                task.count(NO_OUTCOME[0], NO_OUTCOME[1], value, topicId, partition, offset, newest, true, false);
+                task.count(NO_OUTCOME, false, value, topicId, partition, offset, newest, true, false);
             }
             for (int i = 0; i < outcomes.size(); i++) {
                 Row outcome = outcomes.get(i);
                 long packed = outcome.getLong(0);
+                UTF8String named = (UTF8String) outcome.get(1);
+                if (named != null) {
+                    task.series.reset();
+                    task.series.write(named.getBytes());
+                }
                 boolean whole = (packed & 15) == Outcome.NULL_VALUE || (packed & 15) == Outcome.BAD_OTLP;
-                task.count(packed, outcome.get(1), value, topicId, partition, offset, newest, i == 0, !whole);
+                task.count(packed, named != null, value, topicId, partition, offset, newest, i == 0, !whole);
             }
         }
         return task.rows();

@@ -1,15 +1,25 @@
 package errorcount;
 
+import java.util.Arrays;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * One record's series as it is built (Grouping.series): its values' UTF-8 bytes and separators,
- * handed to Spark as the UTF8String it stores, so no Java String is built and encoded again per
- * ERROR record. Made and dropped within one call; never shared.
+ * A series as it is built (Grouping.series): its values' UTF-8 bytes and separators. The one pass
+ * keeps one per task and empties it for each record (SeriesIds looks its bytes up; only a series
+ * new to the task is copied); the classifier's UDF makes one per call and hands its bytes to Spark
+ * as the UTF8String it stores. Never shared between threads.
  */
 final class SeriesBuffer {
     private byte[] bytes = new byte[128];
     private int size;
+
+    void reset() {
+        size = 0;
+    }
+
+    int size() {
+        return size;
+    }
 
     void write(byte b) {
         room(1);
@@ -26,14 +36,42 @@ final class SeriesBuffer {
         write(b, 0, b.length);
     }
 
-    /** The bytes written, without a copy: this buffer is written no more. */
+    /** The bytes written since `mark` made a label (Label.append's rule), in place. */
+    void label(int mark) {
+        if (!Label.isStored(bytes, mark, size)) {
+            byte[] raw = Arrays.copyOfRange(bytes, mark, size);
+            size = mark;
+            Label.append(this, raw, 0, raw.length);
+        }
+    }
+
+    /** The bytes written, without a copy: for a buffer written no more. */
     UTF8String toUtf8String() {
         return UTF8String.fromBytes(bytes, 0, size);
     }
 
+    /** A copy of the bytes written. */
+    byte[] copy() {
+        return Arrays.copyOf(bytes, size);
+    }
+
+    /** Whether the bytes written are exactly `other`'s. */
+    boolean holds(byte[] other) {
+        return Arrays.equals(bytes, 0, size, other, 0, other.length);
+    }
+
+    /** A hash of the bytes written (FNV-1a, then mixed), for SeriesIds. */
+    int hash() {
+        int h = 0x811C9DC5;
+        for (int i = 0; i < size; i++) {
+            h = (h ^ bytes[i]) * 0x01000193;
+        }
+        return h ^ (h >>> 16);
+    }
+
     private void room(int more) {
         if (size + more > bytes.length) {
-            bytes = java.util.Arrays.copyOf(bytes, Math.max(2 * bytes.length, size + more));
+            bytes = Arrays.copyOf(bytes, Math.max(2 * bytes.length, size + more));
         }
     }
 }

@@ -11,8 +11,8 @@ from chispa import assert_df_equality
 from errorcount.errors import DataLossError
 from errorcount.offsets import TopicPartition, check_no_overlap
 from errorcount.pipeline.classify import Contract, classify_lines_df
-from errorcount.pipeline.summary import summarize
 from tests.oracles.catalyst import _inside, batch_summary_df
+from tests.oracles.pyfold import summarize
 
 IN_SCHEMA = ("topic string, partition int, offset long, minute long, is_error boolean, reject_reason string, raw_value binary, "
              "series string")

@@ -6,7 +6,8 @@ from pyspark.sql import Row
 from errorcount.observe import lag
 from errorcount.observe.metrics import JobMetrics
 from errorcount.offsets import TopicPartition as TP
-from errorcount.pipeline.summary import summarize
+from errorcount.pipeline.fold import fold
+from tests.oracles.pyfold import summary_table
 
 
 def test_end_offsets_come_from_a_progress_events_latest_offset():
@@ -31,8 +32,8 @@ def test_seconds_behind_the_newest_committed_record():
 def test_the_summary_keeps_the_newest_timestamp_of_its_rows():
     fields = {"topic": "logs", "partition": 0, "minute": None, "dead_slot": None, "records": 3, "errors": 0, "rejected": 0,
               "min_offset": 0, "max_offset": 2, "reject_reason": None, "raw_value": None}
-    assert summarize([Row(**fields, newest_ms=n) for n in (5, 9, None)]).newest_ms == 9
-    assert summarize([Row(**fields)]).newest_ms is None
+    assert fold(summary_table([Row(**fields, newest_ms=n) for n in (5, 9, None)])).newest_ms == 9
+    assert fold(summary_table([Row(**fields)])).newest_ms is None
 
 
 def test_metrics_follow_prometheus_naming_with_a_job_label():

@@ -16,8 +16,8 @@ from pyspark.sql import functions as F
 
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract, classify_lines_df, outcomes, register_classifier
-from errorcount.pipeline.summary import summarize
 from tests.oracles.catalyst import batch_summary_df
+from tests.oracles.pyfold import summarize
 from tests.oracles.pyotlp import Otlp, Outcome, Record, request
 from tests.support import ROOT
 

@@ -1,9 +1,9 @@
 """The one pass (errorcount/pipeline/one_pass.py, java/errorcount/OnePass.java) against Spark SQL's
 counting of the same rows (tests/oracles/catalyst.py, the job's path before the one pass) and the
 plain-Python contract (tests/oracles/pyformats.py): the same batches through classify_lines_df +
-batch_summary_df and through one_pass_summary_df, folded by summarize, must give the same
-BatchSummary, for every format, with and without GROUP_BY, COUNT_LINES, dead-letter slots, bounds
-and timestamps."""
+batch_summary_df (folded by tests/oracles/pyfold.py) and through one_pass_summary_df (the job's
+Arrow fold) must give the same BatchSummary, for every format, with and without GROUP_BY,
+COUNT_LINES, dead-letter slots, bounds and timestamps."""
 
 import dataclasses
 import random
@@ -14,10 +14,11 @@ from pyspark.sql import DataFrame
 
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract, classify_lines_df, rejected_rows_df
-from errorcount.pipeline.one_pass import collect_fields, one_pass_summary_df
-from errorcount.pipeline.summary import FIELDS, BatchSummary, every_dead_letter, summarize
+from errorcount.pipeline.one_pass import collect_summary, one_pass_summary_df
+from errorcount.pipeline.summary import BatchSummary, every_dead_letter
 from errorcount.tools import samples
 from tests.oracles.catalyst import batch_summary_df
+from tests.oracles.pyfold import summarize
 
 START = datetime(2031, 4, 1, 12, 0)
 
@@ -46,28 +47,18 @@ def frame(spark, rows: list[tuple]) -> DataFrame:
                                  "value binary, topic string, partition int, offset long")
 
 
-def one_pass(df: DataFrame, contract: Contract, slots: int, bounds) -> list:
-    """As the job collects them (Arrow, collect_fields); the oracle's rows come through collect()."""
-    return collect_fields(one_pass_summary_df(df, contract, slots, bounds))
-
-
-def test_collected_fields_are_tuples_in_the_fields_order_none_where_a_column_is_missing(spark):
-    df = spark.createDataFrame([(7, "t", None, b"\x00raw", 3), (None, "u", 2, None, 4)],
-                               "minute long, topic string, partition int, raw_value binary, records long")
-    nothing = dict.fromkeys(("series", "dead_slot", "log_records", "errors", "rejected", "min_offset", "max_offset",
-                             "reject_reason", "newest_ms", "reject_minute"))
-    expected = [{**nothing, "topic": "t", "partition": None, "minute": 7, "raw_value": b"\x00raw", "records": 3},
-                {**nothing, "topic": "u", "partition": 2, "minute": None, "raw_value": None, "records": 4}]
-    assert collect_fields(df) == [tuple(row[name] for name in FIELDS) for row in expected]
-    assert collect_fields(df.limit(0)) == []
+def test_the_fold_of_no_rows_is_an_empty_summary(spark):
+    df = one_pass_summary_df(source(spark, "app", count=10), Contract.with_settings()).limit(0)
+    assert collect_summary(df, 10, True) == BatchSummary()
 
 
 def both_agree(df: DataFrame, contract: Contract, slots: int, bounds=None) -> BatchSummary:
-    """The BatchSummary both paths give (asserted equal)."""
+    """The BatchSummary both paths give (asserted equal): the oracle's rows come through collect()
+    and the plain-Python fold, the one pass's through Arrow and the job's fold."""
     every_line = contract.every_line
     expected = summarize(batch_summary_df(classify_lines_df(df, contract), slots, bounds, every_line).collect(),
                          every_line=every_line)
-    assert summarize(one_pass(df, contract, slots, bounds), every_line=every_line) == expected
+    assert collect_summary(one_pass_summary_df(df, contract, slots, bounds), None, every_line) == expected
     return expected
 
 

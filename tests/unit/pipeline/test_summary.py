@@ -1,10 +1,22 @@
-"""summarize(): the one pass's rows (summary.FIELDS) folded on the driver into a BatchSummary,
-and the dead-letter slots a batch's partitions share."""
+"""The one pass's rows (summary.FIELDS) folded on the driver into a BatchSummary, by the job's
+fold (Arrow, errorcount/pipeline/fold.py) and by the tests' plain-Python one
+(tests/oracles/pyfold.py), each against the figures written here; and the dead-letter slots a
+batch's partitions share."""
 
+import pytest
 from pyspark.sql import Row
 
 from errorcount.offsets import TopicPartition
-from errorcount.pipeline.summary import BatchSummary, dead_letter_slots, summarize
+from errorcount.pipeline.fold import fold
+from errorcount.pipeline.summary import BatchSummary, dead_letter_slots
+from tests.oracles import pyfold
+
+
+def arrow_fold(rows, dead_letter_limit=None, every_line=False):
+    return fold(pyfold.summary_table(rows), dead_letter_limit, every_line)
+
+
+FOLDS = pytest.mark.parametrize("summarize", [arrow_fold, pyfold.summarize], ids=["arrow", "python"])
 
 
 def test_dead_letter_slots_share_the_limit_between_partitions():
@@ -21,7 +33,8 @@ def row(partition, minute, records, rejected, low, high, slot=None, reason=None,
                rejected=rejected, min_offset=low, max_offset=high, reject_reason=reason, raw_value=raw)
 
 
-def test_summarize_adds_up_minutes_and_offset_ranges():
+@FOLDS
+def test_summarize_adds_up_minutes_and_offset_ranges(summarize):
     summary = summarize([row(0, 100, 2, 0, 10, 11), row(0, None, 3, 1, 5, 20), row(1, 100, 4, 0, 0, 9),
                          row(1, 101, 1, 0, 3, 3), row(1, None, 2, 2, 12, 15, slot=0, reason="bad_level",
                                                       raw=bytearray(b"?")), row(0, 100, 1, 0, 4, 4, topic="u")])
@@ -33,18 +46,21 @@ def test_summarize_adds_up_minutes_and_offset_ranges():
                                    collided=True)  # two rejects (offsets 12 to 15) on one dead-letter slot
 
 
-def test_summarize_adds_up_series_per_minute_across_partitions():
+@FOLDS
+def test_summarize_adds_up_series_per_minute_across_partitions(summarize):
     summary = summarize([row(0, 100, 2, 0, 10, 11, series="a"), row(1, 100, 3, 0, 0, 2, series="a"),
                          row(1, 100, 1, 0, 3, 3, series=""), row(1, 101, 4, 0, 4, 7, series="a"), row(1, None, 2, 0, 8, 9)])
     assert summary.series_counts == {(100, "a"): 5, (100, ""): 1, (101, "a"): 4}
     assert summary.minute_counts == {100: 6, 101: 4} and summary.errors == 10
 
 
-def test_summarize_of_nothing_is_empty():
+@FOLDS
+def test_summarize_of_nothing_is_empty(summarize):
     assert summarize([]) == BatchSummary()
 
 
-def test_rejects_of_one_record_on_a_slot_are_no_collision_two_records_are():
+@FOLDS
+def test_rejects_of_one_record_on_a_slot_are_no_collision_two_records_are(summarize):
     """An OTLP request's rejected log records share its offset and so its dead-letter slot: one
     dead letter, nothing missed; two records on one slot are a collision (count() then reads every
     reject again)."""
@@ -54,7 +70,8 @@ def test_rejects_of_one_record_on_a_slot_are_no_collision_two_records_are():
     assert (two_records.collided, two_records.rejected, len(two_records.dead_letters)) == (True, 2, 1)
 
 
-def test_rejects_by_their_kafka_minute_are_counted_apart_from_every_total():
+@FOLDS
+def test_rejects_by_their_kafka_minute_are_counted_apart_from_every_total(summarize):
     def timed(base: Row, reject_minute=None, newest=None) -> Row:
         return Row(**base.asDict(), newest_ms=newest, reject_minute=reject_minute)
     plain = [timed(row(0, 100, 2, 0, 10, 11), newest=6_000_000), timed(row(0, None, 3, 3, 12, 14), newest=6_001_000)]
@@ -68,3 +85,15 @@ def test_rejects_by_their_kafka_minute_are_counted_apart_from_every_total():
     assert (summary.records, summary.rejected, summary.ranges, summary.per_topic, summary.newest_ms) == (
         without.records, without.rejected, without.ranges, without.per_topic, without.newest_ms) == (
         5, 3, {TopicPartition("t", 0): (10, 14)}, {"t": (5, 2, 3, 5)}, 6_001_000)
+
+
+@FOLDS
+def test_lines_are_counted_per_minute_and_series_with_count_lines_only(summarize):
+    rows = [row(None, 100, 5, 0, 1, 9, series="a", errors=2), row(0, 100, 1, 0, 10, 10, series="b", errors=0),
+            row(0, None, 2, 2, 11, 12, slot=3, reason="bad_level", raw=bytearray(b"x"))]
+    lines = summarize(rows, None, True)
+    assert (lines.minute_counts, lines.minute_lines) == ({100: 2}, {100: 6})
+    assert (lines.series_counts, lines.series_lines) == ({(100, "a"): 2, (100, "b"): 0}, {(100, "a"): 5, (100, "b"): 1})
+    assert lines.ranges == {TopicPartition("t", 0): (10, 12)}  # the row without a partition bounds none
+    assert summarize(rows, None, False).minute_lines == summarize(rows, None, False).series_lines == {}
+    assert summarize(rows, 0, True).dead_letters == () and len(summarize(rows, 1, True).dead_letters) == 1
