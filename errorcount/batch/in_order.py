@@ -4,7 +4,13 @@ JobStop a batch raised, recorded by its handler) stops everything after it."""
 
 import contextlib
 from collections.abc import Callable
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
+
+# How long one look at a commit under way lasts. CPython runs signal handlers on the main thread
+# only, and a stop signal the kernel hands to another thread (the committing thread, py4j's) does
+# not wake a wait without a timeout: a second stop ("exit at once") would wait for a hung commit.
+WAIT_SLICE_S = 0.2
 
 
 class InOrder:
@@ -49,6 +55,8 @@ class InOrder:
         """Waits for the commit under way, if any; raises the failure, if there is one."""
         pending, self._pending = self._pending, None
         if pending is not None:
+            while not futures.wait([pending], WAIT_SLICE_S).done:
+                pass
             with contextlib.suppress(BaseException):  # recorded by _recorded; raised below
                 pending.result()
         if self.failure is not None:

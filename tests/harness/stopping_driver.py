@@ -21,7 +21,11 @@ if __name__ == "__main__":
     stop = threading.Event()
     install_signal_handlers(stop, StopRequests())
     log.info("stopping_driver: pid %d runs; waiting for a stop", os.getpid())
-    stop.wait()
+    # In slices, as the job's own waits: CPython runs a signal's handler on the main thread only,
+    # and a signal the kernel hands to another of the process's threads does not wake a wait
+    # without a timeout (it would hold the stop until something else woke the main thread).
+    while not stop.wait(0.1):
+        pass
     time.sleep(float(os.environ.get("STOPPING_DRIVER_BATCH_S", "0.5")))  # the batch in flight commits
     log.info("stopped cleanly at a batch boundary; stored offsets (none: stopping_driver)")
     sys.exit(0)
