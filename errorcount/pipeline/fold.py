@@ -3,7 +3,7 @@ Arrow's C++ kernels on the record batches the tasks sent (pyarrow.compute, hash 
 Python object per row. A batch counting every line by a GROUP_BY has a row per (minute, series)
 and task, tens of thousands of them; Python then only builds the dicts of the folded groups.
 
-summary.summarize is the same fold in plain Python, row by row, over pyspark Rows: the tests
+tests/oracles/pyfold.summarize is the same fold in plain Python, row by row, over pyspark Rows: the tests
 fold Spark SQL's counting of the same batch with it (tests/oracles/catalyst.py) and compare."""
 
 from typing import Any
