@@ -53,10 +53,11 @@ class InOrder:
 
     def wait(self) -> None:
         """Waits for the commit under way, if any; raises the failure, if there is one."""
-        pending, self._pending = self._pending, None
+        pending = self._pending
         if pending is not None:
             while not futures.wait([pending], WAIT_SLICE_S).done:
-                pass
+                pass  # a handler that raises here leaves the commit pending: a later wait still waits for it
+            self._pending = None
             with contextlib.suppress(BaseException):  # recorded by _recorded; raised below
                 pending.result()
         if self.failure is not None:
