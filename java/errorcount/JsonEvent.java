@@ -95,6 +95,9 @@ final class JsonEvent implements java.io.Serializable {
         if (dated == Outcome.BAD_TIMESTAMP) {
             return dated;
         }
+        if (labels != null) {
+            labels.clear();
+        }
         int error;
         if (byStatus) {
             int status = status(b, fields.at(b, at, statusAt));
@@ -103,7 +106,7 @@ final class JsonEvent implements java.io.Serializable {
             }
             error = status >= statusMin ? 1 : 0;
         } else {
-            error = level(b, firstPresent(b, at, levelFrom, levelTo));
+            error = level(b, firstPresent(b, at, levelFrom, levelTo), labels);
             if (error < 0) {
                 return Outcome.BAD_LEVEL;
             }
@@ -113,17 +116,12 @@ final class JsonEvent implements java.io.Serializable {
 
     /**
      * The series of an event `classify` counted, from the positions it found, written into `out`;
-     * `labels` as classify left them (a wrapped line's are set there).
+     * `labels` as classify left them (its level, or a wrapped line's labels, are set there).
      */
     void series(byte[] b, int[] at, Grouping grouping, Labels labels, SeriesBuffer out) {
-        if (!wrapped) {
-            labels.clear();
-            if (byStatus) {
-                labels.set(Grouping.STATUS, Integer.toString(status(b, fields.at(b, at, statusAt)))
-                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            } else {
-                setLevel(labels, b, firstPresent(b, at, levelFrom, levelTo));
-            }
+        if (!wrapped && byStatus) {  // a level's label was set as classify read it
+            labels.set(Grouping.STATUS, Integer.toString(status(b, fields.at(b, at, statusAt)))
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         }
         int[] values = new int[groupFields.length];
         for (int i = 0; i < values.length; i++) {
@@ -238,36 +236,15 @@ final class JsonEvent implements java.io.Serializable {
         return Outcome.counted(Math.floorDiv(floor, milliseconds ? 60_000 : 60), false);
     }
 
-    /** 1: an error level, 0: another level, -1: no level (missing, null, boolean, object, array). */
-    private int level(byte[] b, int at) {
-        if (at < 0) {
-            return -1;
-        }
-        if (b[at] == '-' || Bytes.isDigit(b[at])) {
-            return Bytes.isOneOf(b, at, Json.skip(b, at) - at, errorLevels) ? 1 : 0;
-        }
-        if (b[at] != '"') {
-            return -1;
-        }
-        byte[] s = Json.decode(b, at);
-        int start = 0, end = s.length;
-        while (start < end && Bytes.isBlank(s[start])) {
-            start++;
-        }
-        while (end > start && Bytes.isBlank(s[end - 1])) {
-            end--;
-        }
-        return Bytes.isOneOf(s, start, end - start, errorLevels) ? 1 : 0;
-    }
-
     /**
-     * LEVEL: a level's text, ASCII upper-cased: a number as written, or a string with blanks
-     * trimmed; none for no level (missing, null, boolean, object, array). A string without escapes
-     * is read in place.
+     * 1: an error level, 0: another level, -1: no level (missing, null, boolean, object, array).
+     * The level's text is a number as written, or a string with blanks trimmed (a string without
+     * escapes read in place); with `labels` (GROUP_BY), LEVEL is set to it ASCII upper-cased, as
+     * read here once for both.
      */
-    private static void setLevel(Labels labels, byte[] b, int at) {
+    private int level(byte[] b, int at, Labels labels) {
         if (at < 0 || !(b[at] == '"' || b[at] == '-' || Bytes.isDigit(b[at]))) {
-            return;
+            return -1;
         }
         int plain = b[at] == '"' ? Json.plainStringEnd(b, at) : Json.skip(b, at);
         byte[] s = b[at] == '"' && plain < 0 ? Json.decode(b, at) : b;
@@ -278,7 +255,10 @@ final class JsonEvent implements java.io.Serializable {
         while (end > start && Bytes.isBlank(s[end - 1])) {
             end--;
         }
-        labels.setUpper(Grouping.LEVEL, s, start, end);
+        if (labels != null) {
+            labels.setUpper(Grouping.LEVEL, s, start, end);
+        }
+        return Bytes.isOneOf(s, start, end - start, errorLevels) ? 1 : 0;
     }
 
     /** The status at a value position: a JSON integer or a string of ASCII digits; -1 when neither. */

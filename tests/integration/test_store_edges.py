@@ -6,7 +6,7 @@ that hangs and one that turned read-only."""
 import time
 from collections import Counter
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 import pymysql
 import pytest
@@ -220,6 +220,37 @@ def test_lines_are_stored_beside_errors_per_minute_and_series_and_the_overflow_c
             (minute_text(MINUTE), ("ERROR",)): 4, (minute_text(MINUTE), ("INFO",)): 10,
             (minute_text(MINUTE), (None,)): 1, (minute_text(MINUTE + 1), ("INFO",)): 5})
         assert series_totals(admin, job, "line_count") == Counter({minute_text(MINUTE): 15, minute_text(MINUTE + 1): 5})
+    finally:
+        drop_counts_table(admin, table)
+
+
+FIRST_MINUTE = (date(1000, 1, 1) - date(1970, 1, 1)).days * 1440  # the first and last minute a DATETIME holds
+LAST_MINUTE = (date(9999, 12, 31) - date(1970, 1, 1)).days * 1440 + 23 * 60 + 59
+
+
+def test_series_minutes_are_stored_as_the_same_utc_minute_at_the_ends_of_the_datetime_range_whatever_the_session_zone(
+        conn, admin):
+    """The series rows carry epoch minutes the server turns into DATETIMEs: the first and last
+    minute MySQL's DATETIME holds, one before 1970, a leap day, and two minutes of one series, stored
+    as the UTC minute Python's calendar gives, with the session's time zone set far from UTC, and
+    in (minute, series) order whatever order the batch lists them in."""
+    job, topic = unique("ends"), unique("t")
+    table = unique("ends").replace("-", "_")
+    release_counts_table(admin, table)
+    job_store = store.Store(conn, job, [topic], table, series=SeriesStore(job, "level", max_series=10))
+    job_store.acquire_lease("test")
+    leap_day = (date(2024, 2, 29) - date(1970, 1, 1)).days * 1440 + 13 * 60 + 7
+    minutes = [LAST_MINUTE, -1, leap_day, FIRST_MINUTE, leap_day + 1]
+    batch = BatchSummary(records=10, errors=5, minute_counts=dict.fromkeys(minutes, 1), minute_lines=dict.fromkeys(minutes, 2),
+                         ranges={TP(topic, 0): (0, 9)}, series_counts={(m, "ERROR"): 1 for m in minutes},
+                         series_lines={(m, "ERROR"): 2 for m in minutes})
+    try:
+        with conn.raw.cursor() as cursor:
+            cursor.execute("SET time_zone = '+12:45'")
+        assert job_store.commit_batch(batch, {}, {TP(topic, 0): 10}, {topic: "ID"})
+        expected = {(minute_text(m), ("ERROR",)): 1 for m in minutes}
+        assert series_counts(admin, job, "level") == Counter(expected)
+        assert series_counts(admin, job, "level", "line_count") == Counter({key: 2 for key in expected})
     finally:
         drop_counts_table(admin, table)
 
