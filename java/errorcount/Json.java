@@ -256,31 +256,9 @@ final class Json {
      * last one when a name repeats, or -1.
      */
     static int member(byte[] b, int p, byte[] name) {
-        int found = -1;
-        p = skipWhitespace(b, p + 1, b.length);
-        while (b[p] == '"') {
-            int nameEnd = skipString(b, p);
-            int valueAt = skipWhitespace(b, skipWhitespace(b, nameEnd, b.length) + 1, b.length);
-            if (isName(b, p, nameEnd, name)) {
-                found = valueAt;
-            }
-            p = skipWhitespace(b, skip(b, valueAt), b.length);
-            if (b[p] == ',') {
-                p = skipWhitespace(b, p + 1, b.length);
-            }
-        }
-        return found;
-    }
-
-    /** Whether the valid string b[p, nameEnd) (its quotes included) is `name` once decoded. */
-    private static boolean isName(byte[] b, int p, int nameEnd, byte[] name) {
-        int length = nameEnd - p - 2;
-        for (int i = p + 1; i < nameEnd - 1; i++) {
-            if (b[i] == '\\') {
-                return java.util.Arrays.equals(decode(b, p), name);
-            }
-        }
-        return length == name.length && java.util.Arrays.equals(b, p + 1, nameEnd - 1, name, 0, length);
+        int[] found = new int[1];
+        members(b, p, new byte[][] {name}, found);
+        return found[0];
     }
 
     /**

@@ -232,8 +232,8 @@ def test_series_minutes_are_stored_as_the_same_utc_minute_at_the_ends_of_the_dat
         conn, admin):
     """The series rows carry epoch minutes the server turns into DATETIMEs: the first and last
     minute MySQL's DATETIME holds, one before 1970, a leap day, and two minutes of one series, stored
-    as the UTC minute Python's calendar gives, with the session's time zone set far from UTC, and
-    in (minute, series) order whatever order the batch lists them in."""
+    as the UTC minute Python's calendar gives, with the session's time zone set far from UTC,
+    whatever order the batch lists them in."""
     job, topic = unique("ends"), unique("t")
     table = unique("ends").replace("-", "_")
     release_counts_table(admin, table)
