@@ -32,7 +32,8 @@ def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, boun
     first KiB (slots 0: no dead letters). With `bounds` (the batch's planned offsets), a line
     counted inside its partition's bounds has partition null: such lines group across partitions,
     and every other row keeps its partition, so the offset ranges the driver checks still see
-    each row that could break them. records counts Kafka records, log_records the log records
+    each row that could break them (min_offset and max_offset are null in a row of a null
+    partition: no range is read from it). records counts Kafka records, log_records the log records
     in them (as many but for LOG_FORMAT=otlp). tests/oracles/catalyst.py is the same in Spark SQL."""
     jvm = session.jvm(raw.sparkSession)
     settings = _per_app.get(contract.settings, lambda: contract.to_java(jvm))

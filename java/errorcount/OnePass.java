@@ -191,7 +191,7 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
                         t.partition(g) == GroupTable.NONE ? null : t.partition(g), perMinute ? null : nullable(minute),
                         t.series(g) < 0 ? null : seriesNames[t.series(g)], nullable(t.get(g, GroupTable.SLOT)),
                         t.get(g, GroupTable.RECORDS), t.get(g, GroupTable.LOG_RECORDS), t.get(g, GroupTable.ERRORS),
-                        t.get(g, GroupTable.REJECTED), t.get(g, GroupTable.MIN_OFFSET), t.get(g, GroupTable.MAX_OFFSET),
+                        t.get(g, GroupTable.REJECTED), nullable(t.get(g, GroupTable.MIN_OFFSET)), nullable(t.get(g, GroupTable.MAX_OFFSET)),
                         t.reason(g) == GroupTable.NONE ? null : UTF8String.fromString(Outcome.REASONS[t.reason(g)]),
                         t.raw(g), nullable(t.get(g, GroupTable.NEWEST)), perMinute ? minute : null}));
             }

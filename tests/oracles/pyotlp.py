@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.message import DecodeError
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, unknown_fields
+from google.protobuf.message import DecodeError, Message
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.logs.v1 import logs_pb2
@@ -24,6 +24,7 @@ from tests.oracles.pyformats import upper_ascii
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 NANOS_PER_MINUTE = 60_000_000_000
 REQUEST = "opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest"
+WIRE_GROUP = 3  # a start-group tag's wire type
 
 
 def lenient_request_class():
@@ -93,6 +94,8 @@ def from_proto(value: bytes) -> list[Logged]:
         request = LENIENT.FromString(value)
     except DecodeError:
         raise Bad from None
+    if zero_tag_in_groups(request):
+        raise Bad
     if not request.resource_logs:
         raise Bad  # no resource_logs at all: not what an exporter writes (another format's value)
     found = []
@@ -104,6 +107,19 @@ def from_proto(value: bytes) -> list[Logged]:
                                     record.severity_text, [(pair.key, proto_label(pair.value)) for pair in record.attributes],
                                     resource, scope_logs.scope.name))
     return found
+
+
+def zero_tag_in_groups(message) -> bool:
+    """Whether an unknown group anywhere in `message` holds a tag of field number 0: upb (this
+    runtime) skips it there, protobuf-java ("invalid tag (zero)") and Go's protowire refuse it, as
+    upb itself does outside a group; the contract takes the refusal (docs/contract.md, "OTLP")."""
+    def zero_inside(fields) -> bool:
+        return any(f.field_number == 0 or (f.wire_type == WIRE_GROUP and zero_inside(f.data)) for f in fields)
+
+    if any(f.wire_type == WIRE_GROUP and zero_inside(f.data) for f in unknown_fields.UnknownFieldSet(message)):
+        return True
+    return any(zero_tag_in_groups(item) for field, value in message.ListFields() if field.message_type is not None
+               for item in ([value] if isinstance(value, Message) else value))
 
 
 class Obj(list):

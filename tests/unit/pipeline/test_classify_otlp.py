@@ -150,6 +150,10 @@ def edges() -> dict[str, bytes | None]:
     resource_logs = field(2, field(2, record))
     # field 14's group: 15's would start with '{', which OTLP_ENCODING=auto takes for otlp_json
     group = varint(14 << 3 | 3) + b"\x08\x01" + varint(16 << 3 | 3) + varint(16 << 3 | 4) + varint(14 << 3 | 4)
+    # a tag of field number 0 inside a group (its varint, then a length-delimited one in a group in it):
+    # upb skips them, protobuf-java and Go refuse them, as everyone does outside a group
+    zero = varint(14 << 3 | 3) + b"\x00\x01" + varint(14 << 3 | 4)
+    deep_zero = varint(14 << 3 | 3) + varint(16 << 3 | 3) + b"\x02\x00" + varint(16 << 3 | 4) + varint(14 << 3 | 4)
     cases: dict[str, bytes | None] = {
         "null": None, "empty": b"", "empty resource": field(1, b""), "unknown field only": field(99, b"x"),
         "one record": field(1, resource_logs),
@@ -158,6 +162,8 @@ def edges() -> dict[str, bytes | None]:
         "open group": varint(15 << 3 | 3), "varint first": b"\x08\x01" + field(1, resource_logs),
         "time as varint": field(1, field(2, field(2, b"\x08\x05" + b"\x09" + (5).to_bytes(8, "little")))),
         "wire type 6": varint(1 << 3 | 6), "wire type 7": varint(1 << 3 | 7), "length past end": b"\x0a\x80\x80\x80\x80\x10",
+        "zero tag in a group": field(1, field(2, zero + field(2, record))),
+        "zero tag deeper": field(1, field(2, field(2, record + deep_zero))), "zero tag first": zero + field(1, resource_logs),
         "kvlist at 101": field(1, field(2, field(2, record + field(5, body(47, kvlist=True))))),
     }
     for depth in (46, 47, 48, 49):  # 4 + 2 x depth levels: 100 is protobuf's limit
@@ -218,6 +224,7 @@ def test_the_edges_agree_with_the_official_decoder(spark):
     assert reasons["48 arrays"] == [None] and reasons["49 arrays"] == reasons["kvlist at 101"] == ["bad_otlp"]
     assert reasons["unknown group"] == reasons["group inside"] == reasons["varint first"] == [None]
     assert reasons["empty"] == reasons["unknown field only"] == ["bad_otlp"] and reasons["empty resource"] == []
+    assert reasons["zero tag in a group"] == reasons["zero tag deeper"] == reasons["zero tag first"] == ["bad_otlp"]
 
 
 def test_a_request_holds_many_log_records_with_their_own_minutes_and_labels():
