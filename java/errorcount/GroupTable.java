@@ -70,7 +70,7 @@ final class GroupTable {
         hot[g + LOG_RECORDS] += logRecord ? 1 : 0;
         hot[g + ERRORS] += error ? 1 : 0;
         hot[g + NEWEST] = Math.max(hot[g + NEWEST], newest);
-        if ((int) hot[g + TOPIC_PARTITION] != NONE) {
+        if (partition(group) != NONE) {
             int c = group * COLD - REJECTED;
             cold[c + MIN_OFFSET] = Math.max(cold[c + MIN_OFFSET], FLIP - offset);
             cold[c + MAX_OFFSET] = Math.max(cold[c + MAX_OFFSET], offset + 1);
@@ -91,7 +91,7 @@ final class GroupTable {
         }
     }
 
-    /** A field of the group but REJECT_AT; MIN_OFFSET and MAX_OFFSET are NO_LONG for a group of partition NONE. */
+    /** A field of the group, the second array's decoded; MIN_OFFSET, MAX_OFFSET and REJECT_AT are NO_LONG when never set (MIN_OFFSET and MAX_OFFSET for every group of partition NONE). */
     long get(int group, int field) {
         if (field < REJECTED) {
             return hot[group * HOT + field];
