@@ -24,17 +24,22 @@ def fold(table: pa.Table, dead_letter_limit: int | None = None, every_line: bool
     missing = [name for name in FIELDS if name not in table.column_names]
     if missing:
         raise ValueError(f"the one pass's rows lack {missing}: fold takes one_pass_summary_df's columns")
-    per_minute = table.filter(pc.is_valid(table["reject_minute"]))
-    rows = table.filter(pc.is_null(table["reject_minute"]))
+    # Each filter copies every column it keeps, and a batch counting every line by a GROUP_BY has
+    # tens of thousands of rows with a series string each: every step keeps only the columns it
+    # reads, and a filter that would keep every row is not run.
+    per_minute = _where(table.select(["topic", "reject_minute", "rejected"]), pc.is_valid(table["reject_minute"]))
+    rows = _where(table, pc.is_null(table["reject_minute"]))
     logged = pc.coalesce(rows["log_records"], rows["records"])  # without the column: one log record per record
     counted = pc.is_valid(rows["minute"])
     rows = rows.append_column("logged", logged).append_column("line_errors", pc.if_else(counted, rows["errors"], 0))
-    partitions = _grouped(rows, ["topic", "partition"], [("records", "sum"), ("line_errors", "sum"), ("rejected", "sum"),
-                                                         ("min_offset", "min"), ("max_offset", "max"), ("logged", "sum")])
-    lines = rows.filter(counted)
+    partitions = _grouped(rows.select(["topic", "partition", "records", "line_errors", "rejected", "min_offset", "max_offset",
+                                       "logged"]),
+                          ["topic", "partition"], [("records", "sum"), ("line_errors", "sum"), ("rejected", "sum"),
+                                                   ("min_offset", "min"), ("max_offset", "max"), ("logged", "sum")])
+    lines = _where(rows.select(["minute", "series", "errors", "logged"]), counted)
     minutes = _grouped(lines, ["minute"], [("errors", "sum"), ("logged", "sum")])
-    series = _grouped(lines.filter(pc.is_valid(lines["series"])), ["minute", "series"], [("errors", "sum"), ("logged", "sum")])
-    letters, collided = _dead_letters(rows.filter(pc.and_(pc.invert(counted), pc.is_valid(rows["dead_slot"]))))
+    series = _grouped(_where(lines, pc.is_valid(lines["series"])), ["minute", "series"], [("errors", "sum"), ("logged", "sum")])
+    letters, collided = _dead_letters(_where(rows, pc.and_(pc.invert(counted), pc.is_valid(rows["dead_slot"]))))
     per_topic: dict[str, tuple[int, int, int, int]] = {}
     ranges = {}
     for topic, partition, records, errors, rejected, low, high, log_records in zip(*partitions, strict=True):
@@ -55,6 +60,15 @@ def fold(table: pa.Table, dead_letter_limit: int | None = None, every_line: bool
         series_lines=dict(zip(series_keys, series[3], strict=True)) if every_line else {},
         log_records=None if log_records == records else log_records, collided=collided,
         minute_rejects=dict(zip(zip(rejects[0], rejects[1], strict=True), rejects[2], strict=True)))
+
+
+def _where(table: pa.Table, keep: pa.ChunkedArray | pa.Array) -> pa.Table:
+    """The rows of `table` where `keep` is true (a null is not): the table itself when that is every
+    row, an empty one when none, else a filtered copy."""
+    kept = pc.sum(keep).as_py() or 0
+    if kept == table.num_rows and keep.null_count == 0:
+        return table
+    return table.slice(0, 0) if kept == 0 else table.filter(keep)
 
 
 def _grouped(table: pa.Table, keys: list[str], sums: list[tuple[str, str]]) -> list[list[Any]]:

@@ -52,17 +52,45 @@ final class Label {
     }
 
     /**
-     * b[start, end) is its own label: at most MAX_BYTES, and no byte to decode, trim or replace: all
-     * in '!'..'~' (the usual status, method, path, level, name).
+     * b[start, end) is its own label: at most MAX_BYTES of well-formed UTF-8 (table 3-7) with no
+     * control character (U+0000-U+001F, U+007F-U+009F) and no blank at either end to trim, so
+     * decoding, trimming, replacing and cutting would give the same bytes back (the usual status,
+     * method, path, level, name, and names with accents: no String is made for them).
      */
     static boolean isStored(byte[] b, int start, int end) {
         if (end - start > MAX_BYTES) {
             return false;
         }
-        for (int i = start; i < end; i++) {
-            if (b[i] < '!' || b[i] > '~') {
+        if (end > start && ((b[start] & 0xff) <= 0x20 || (b[end - 1] & 0xff) <= 0x20)) {
+            return false;  // trim() would drop it (a byte of a multi-byte character is >= 0x80)
+        }
+        for (int i = start; i < end;) {
+            int lead = b[i] & 0xff;
+            if (lead < 0x80) {
+                if (lead < 0x20 || lead == 0x7f) {
+                    return false;
+                }
+                i++;
+                continue;
+            }
+            int need = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+            if (need == 0 || i + need >= end) {
+                return false;  // an ill-formed lead byte, or a character cut by `end`
+            }
+            // C2 80-9F is a C1 control character: replaced, so not stored
+            int low = lead == 0xe0 || lead == 0xc2 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
+            int high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
+            int second = b[i + 1] & 0xff;
+            if (second < low || second > high) {
                 return false;
             }
+            for (int k = 2; k <= need; k++) {
+                int next = b[i + k] & 0xff;
+                if (next < 0x80 || next > 0xbf) {
+                    return false;
+                }
+            }
+            i += need + 1;
         }
         return true;
     }

@@ -198,3 +198,18 @@ def test_topic_is_a_dimension_of_every_format_added_after_the_classifiers_values
     got = {row["offset"]: row["series"] for row in classify_lines_df(df, contract).collect()}
     assert [got[offset] for offset in (1, 2, 3, 4)] == series
     assert Contract.with_settings(LOG_FORMAT="access", GROUP_BY="topic,status")["GROUP_BY"] == "status,topic"
+
+
+def test_values_beside_the_stored_fast_path_agree_with_the_python_dimensions(spark):
+    """Label.isStored keeps well-formed UTF-8 without controls or blanks at its ends as written:
+    the bytes at its edges (C1 controls as raw UTF-8, no-break spaces, characters cut by the end or
+    at 64 bytes, overlong and surrogate forms) must still come out as the contract says."""
+    contract = Contract.with_settings(LOG_FORMAT="json", GROUP_BY="field:v")
+    texts = [b"caf\xc3\xa9-api", b"\xc3\xa9t\xc3\xa9", b"a\xc2\x85b", b"a\xc2\x9fb", b"\xc2\xa0a\xc2\xa0", b"a b", b"\xc2\x80",
+             b"a\x7fb", b"\xe2\x82\xac" * 21 + b"a", b"\xe2\x82\xac" * 22, b"a" * 62 + b"\xc3\xa9", b"a" * 63 + b"\xc3\xa9",
+             b"\xed\x9f\xbf", b"\xed\xa0\x80", b"\xe0\xa0\x80", b"\xe0\x9f\xbf", b"\xf0\x90\x80\x80", b"\xf4\x8f\xbf\xbf",
+             b"\xf4\x90\x80\x80", b"\xc1\xbf", b"a\xc3", b"\xf0\x9f\x98\x80x", b"\xef\xbf\xbd"]
+    values = [b'{"ts": 1, "level": "ERROR", "v": "' + text + b'"}' for text in texts]
+    reference = Dimensions(contract)
+    assert jvm_series(spark, contract, values) == [reference.series(value) for value in values]
+    assert reference.series(values[0]) == "caf\u00e9-api" and reference.series(values[2]) == "a\ufffdb"
