@@ -63,12 +63,11 @@ def fold(table: pa.Table, dead_letter_limit: int | None = None, every_line: bool
 
 
 def _where(table: pa.Table, keep: pa.ChunkedArray | pa.Array) -> pa.Table:
-    """The rows of `table` where `keep` is true (a null is not): the table itself when that is every
-    row, an empty one when none, else a filtered copy."""
-    kept = pc.sum(keep).as_py() or 0
-    if kept == table.num_rows and keep.null_count == 0:
+    """The rows of `table` where `keep` is true (a null is not): the table itself when that is
+    every row, else a filtered copy."""
+    if keep.null_count == 0 and pc.all(keep).as_py():
         return table
-    return table.slice(0, 0) if kept == 0 else table.filter(keep)
+    return table.filter(keep)
 
 
 def _grouped(table: pa.Table, keys: list[str], sums: list[tuple[str, str]]) -> list[list[Any]]:

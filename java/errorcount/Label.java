@@ -73,24 +73,11 @@ final class Label {
                 i++;
                 continue;
             }
-            int need = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
-            if (need == 0 || i + need >= end) {
-                return false;  // an ill-formed lead byte, or a character cut by `end`
+            int length = sequence(b, i, end);
+            if (length < 0 || (lead == 0xc2 && (b[i + 1] & 0xff) < 0xa0)) {
+                return false;  // ill-formed (or cut by `end`), or C2 80-9F: a C1 control, replaced
             }
-            // C2 80-9F is a C1 control character: replaced, so not stored
-            int low = lead == 0xe0 || lead == 0xc2 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
-            int high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
-            int second = b[i + 1] & 0xff;
-            if (second < low || second > high) {
-                return false;
-            }
-            for (int k = 2; k <= need; k++) {
-                int next = b[i + k] & 0xff;
-                if (next < 0x80 || next > 0xbf) {
-                    return false;
-                }
-            }
-            i += need + 1;
+            i += length;
         }
         return true;
     }
@@ -105,24 +92,43 @@ final class Label {
                 i++;
                 continue;
             }
-            int need = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
-            int low = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
-            int high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
-            int codePoint = lead & (0x3f >> need);
-            int j = i + 1;
-            for (int k = 0; k < need; k++, j++) {
-                int next = j < end ? b[j] & 0xff : -1;
-                if (next < low || next > high) {
-                    codePoint = -1;
-                    break;
-                }
-                codePoint = (codePoint << 6) | (next & 0x3f);
-                low = 0x80;
-                high = 0xbf;
+            int length = sequence(b, i, end);
+            if (length < 0) {
+                out.append(REPLACEMENT);
+                i -= length;
+                continue;
             }
-            out.appendCodePoint(need == 0 || codePoint < 0 ? REPLACEMENT : codePoint);
-            i = need == 0 ? i + 1 : j;
+            int codePoint = lead & (0x3f >> (length - 1));
+            for (int k = 1; k < length; k++) {
+                codePoint = (codePoint << 6) | (b[i + k] & 0x3f);
+            }
+            out.appendCodePoint(codePoint);
+            i += length;
         }
         return out.toString();
+    }
+
+    /**
+     * The multi-byte sequence whose lead byte (>= 0x80) is at b[i], before `end`, per the Unicode
+     * standard's table 3-7: its length when well-formed (2 to 4), else minus the length of its
+     * maximal ill-formed subpart (the bytes one U+FFFD replaces).
+     */
+    private static int sequence(byte[] b, int i, int end) {
+        int lead = b[i] & 0xff;
+        int need = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+        if (need == 0) {
+            return -1;
+        }
+        int low = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
+        int high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
+        for (int k = 1; k <= need; k++) {
+            int next = i + k < end ? b[i + k] & 0xff : -1;
+            if (next < low || next > high) {
+                return -k;
+            }
+            low = 0x80;
+            high = 0xbf;
+        }
+        return need + 1;
     }
 }
