@@ -271,23 +271,7 @@ final class Json {
 
     /** members, skipping values through `containers` (validValue's, or null). */
     static void members(byte[] b, int p, byte[][] names, int[] found, JsonContainers containers) {
-        members(b, p, names, found, 0, containers, null, null);
-    }
-
-    /**
-     * members into found[from + i]; where inner[i] is not null, a value of names[i] that is an object
-     * has its members named inner[i] found in the same pass (into found[innerFrom[i] + k], the last
-     * such object's; -1 when the last value of names[i] is not an object) instead of being skipped
-     * and read again. The position after the object at p.
-     */
-    static int members(byte[] b, int p, byte[][] names, int[] found, int from, JsonContainers containers,
-            byte[][][] inner, int[] innerFrom) {
-        java.util.Arrays.fill(found, from, from + names.length, -1);
-        for (int i = 0; inner != null && i < inner.length; i++) {
-            if (inner[i] != null) {
-                java.util.Arrays.fill(found, innerFrom[i], innerFrom[i] + inner[i].length, -1);
-            }
-        }
+        java.util.Arrays.fill(found, -1);
         p = skipWhitespace(b, p + 1, b.length);
         while (b[p] == '"') {
             int nameEnd = skipString(b, p);
@@ -299,27 +283,19 @@ final class Json {
                     break;
                 }
             }
-            int length = nameEnd - p - 2, next = -1;
+            int length = nameEnd - p - 2;
             for (int i = 0; i < names.length; i++) {
                 byte[] name = names[i];
                 if (escaped != null ? java.util.Arrays.equals(escaped, name)
                         : length == name.length && java.util.Arrays.equals(b, p + 1, nameEnd - 1, name, 0, length)) {
-                    found[from + i] = valueAt;
-                    if (inner != null && inner[i] != null) {
-                        next = b[valueAt] == '{'
-                                ? members(b, valueAt, inner[i], found, innerFrom[i], containers, null, null) : -1;
-                        if (next < 0) {
-                            java.util.Arrays.fill(found, innerFrom[i], innerFrom[i] + inner[i].length, -1);
-                        }
-                    }
+                    found[i] = valueAt;
                 }
             }
-            p = skipWhitespace(b, next >= 0 ? next : skip(b, valueAt, containers), b.length);
+            p = skipWhitespace(b, skip(b, valueAt, containers), b.length);
             if (b[p] == ',') {
                 p = skipWhitespace(b, p + 1, b.length);
             }
         }
-        return p + 1;
     }
 
     /** The position of the closing quote of the valid string at p (its quote) when it holds no escape, else -1. */

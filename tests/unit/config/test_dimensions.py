@@ -41,6 +41,19 @@ def test_the_series_are_what_the_generator_wrote(spark, log_format, every_line):
 
 LINE = b"2024-05-01T10:00:00Z"
 ACCESS = b'h - - [01/May/2024:10:00:00 +0000] "%s" 503 1'
+# Dotted paths (JsonFields), with and without COUNT_LINES: a parent repeated (the last wins, object
+# or not), a literal dotted name first, escaped names, arrays and scalars never stepped into
+NESTED = (
+    {"LOG_FORMAT": "json", "GROUP_BY": "field:a.b,field:a.c,field:d.e.f,field:g.h", "ERROR_LEVELS": "error"},
+    [(b'{"ts": 1, "level": "error", "a": {"b": "x", "c": 1}, "d": {"e": {"f": "deep"}}, "g": {"h": "one", "h": "two"}}',
+      f"x{S}1{S}deep{S}two"),
+     (b'{"ts": 1, "level": "error", "a": {"b": "first"}, "a": {"c": 2}}', f"{S}2{S}{S}"),
+     (b'{"ts": 1, "level": "error", "a": {"b": "x"}, "a": 5, "g": {"h": "y"}}', f"{S}{S}{S}y"),
+     (b'{"ts": 1, "level": "error", "a": 5, "a": {"b": "z"}, "d": {"e": 1}}', f"z{S}{S}{S}"),
+     (b'{"ts": 1, "level": "error", "a.b": "lit", "a": {"b": "path", "c": "c"}}', f"lit{S}c{S}{S}"),
+     (b'{"ts": 1, "level": "error", "\\u0061": {"\\u0062": "esc"}, "d": {"\\u0065": {"f": 3}}}', f"esc{S}{S}3{S}"),
+     (b'{"ts": 1, "level": "error", "a": [{"b": "x"}], "d": {"e": [{"f": 1}]}, "g": "h"}', f"{S}{S}{S}"),
+     (b'{ "ts": 1, "level" : "error" , "a" : { } , "g" : { "h" : true , "a" : {"b": "no"} } }', f"{S}{S}{S}true")])
 HAND = [
     ({"LOG_FORMAT": "app", "ERROR_LEVELS": "error,Fatal", "GROUP_BY": "level"},
      [(LINE + b" [fatal]: x", "FATAL"), (LINE + b" Error", "ERROR"), (LINE + b" INFO x", None)]),
@@ -61,18 +74,7 @@ HAND = [
     ({"LOG_FORMAT": "json", "GROUP_BY": "status,field:kubernetes.pod", "JSON_STATUS_FIELD": "http.status"},
      [(b'{"ts": 1, "http": {"status": "0502"}, "kubernetes": {"pod": "web-1"}}', f"web-1{S}502"),
       (b'{"ts": 1, "http": {"status": 200}}', None)]),
-    # paths found in the top-level pass (JsonFields): a parent repeated (the last wins, object or
-    # not), a literal dotted name first, escaped names, arrays and scalars never stepped into
-    ({"LOG_FORMAT": "json", "GROUP_BY": "field:a.b,field:a.c,field:d.e.f,field:g.h", "ERROR_LEVELS": "error"},
-     [(b'{"ts": 1, "level": "error", "a": {"b": "x", "c": 1}, "d": {"e": {"f": "deep"}}, "g": {"h": "one", "h": "two"}}',
-       f"x{S}1{S}deep{S}two"),
-      (b'{"ts": 1, "level": "error", "a": {"b": "first"}, "a": {"c": 2}}', f"{S}2{S}{S}"),
-      (b'{"ts": 1, "level": "error", "a": {"b": "x"}, "a": 5, "g": {"h": "y"}}', f"{S}{S}{S}y"),
-      (b'{"ts": 1, "level": "error", "a": 5, "a": {"b": "z"}, "d": {"e": 1}}', f"z{S}{S}{S}"),
-      (b'{"ts": 1, "level": "error", "a.b": "lit", "a": {"b": "path", "c": "c"}}', f"lit{S}c{S}{S}"),
-      (b'{"ts": 1, "level": "error", "\\u0061": {"\\u0062": "esc"}, "d": {"\\u0065": {"f": 3}}}', f"esc{S}{S}3{S}"),
-      (b'{"ts": 1, "level": "error", "a": [{"b": "x"}], "d": {"e": [{"f": 1}]}, "g": "h"}', f"{S}{S}{S}"),
-      (b'{ "ts": 1, "level" : "error" , "a" : { } , "g" : { "h" : true , "a" : {"b": "no"} } }', f"{S}{S}{S}true")]),
+    NESTED,
     ({"LOG_FORMAT": "json", "GROUP_BY": "level,field:host.name", "JSON_MESSAGE_FIELD": "message"},
      [(b'{"host": {"name": "n1"}, "message": "' + LINE + b' error boom"}', f"n1{S}ERROR")]),
     ({"LOG_FORMAT": "json", "GROUP_BY": "status,path", "JSON_MESSAGE_FIELD": "log", "MESSAGE_FORMAT": "access"},
@@ -86,6 +88,13 @@ def test_hand_written_cases(spark, settings, cases):
     values = [value for value, _ in cases]
     assert jvm_series(spark, contract, values) == [series for _, series in cases]
     assert [Dimensions(contract).series(value) for value in values] == [series for _, series in cases]
+
+
+@pytest.mark.parametrize("every_line", ["false", "true"])
+def test_dotted_paths_read_the_same_with_and_without_count_lines(spark, every_line):
+    settings, cases = NESTED
+    contract = Contract.with_settings(**settings, COUNT_LINES=every_line)
+    assert jvm_series(spark, contract, [value for value, _ in cases]) == [series for _, series in cases]
 
 
 def test_a_value_is_cut_at_64_bytes_on_a_code_point_boundary(spark):
