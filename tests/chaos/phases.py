@@ -20,9 +20,10 @@ from pathlib import Path
 from errorcount import store
 from tests.harness import admin_db
 from tests.harness.admin_db import query
+from tests.harness.drivers import ui_port
 
 PHASES = ("driver starting", "batch running", "committing", "idle")
-UI_PORT = 4071  # chaos drivers' Spark UI, read for running jobs
+UI_PORT = ui_port()  # chaos drivers' Spark UI, read for running jobs (one port for a run's restarts)
 RUNNING_STATEMENT = ("SELECT COUNT(*) FROM information_schema.processlist "
                      "WHERE user = %s AND command = 'Query' AND info IS NOT NULL")
 # The batch's counts upsert as the job sends it, into whichever counts table: its first words.
@@ -30,20 +31,23 @@ UPSERT_START = store.UPSERT_COUNTS.replace("{table}", "%%").split(" VALUES", 1)[
 UPSERT_WAITING = RUNNING_STATEMENT + f" AND info LIKE '{UPSERT_START}%%'"
 
 
-def spark_job_running() -> bool:
-    """True if the driver's Spark UI lists a running job; False if none or no UI answers."""
+def spark_job_running(app: str) -> bool:
+    """True if the Spark UI of the driver named `app` lists a running job; False if none, no UI
+    answers, or another application's does (UI_PORT was taken: Spark bound the next port)."""
     base = f"http://127.0.0.1:{UI_PORT}/api/v1/applications"
     try:
         with urllib.request.urlopen(base, timeout=2) as answer:
             apps = json.load(answer)
+        if apps[0]["name"] != app:
+            return False
         with urllib.request.urlopen(f"{base}/{apps[0]['id']}/jobs?status=running", timeout=2) as answer:
             return bool(json.load(answer))
     except (OSError, ValueError, LookupError):
         return False
 
 
-def observe(conn, user: str, log_path: Path, log_from: int) -> str:
-    """The phase the job is in now (the driver's own log starts at byte `log_from`)."""
+def observe(conn, user: str, app: str, log_path: Path, log_from: int) -> str:
+    """The phase the job is in now (the driver's own log starts at byte `log_from`; its Spark application's name `app`)."""
     with open(log_path, "rb") as log:
         log.seek(log_from)
         if b"resuming from" not in log.read():
@@ -51,7 +55,7 @@ def observe(conn, user: str, log_path: Path, log_from: int) -> str:
     with contextlib.suppress(Exception):  # the server may be the one just killed
         if query(conn, RUNNING_STATEMENT, (user,))[0][0]:
             return "committing"
-    return "batch running" if spark_job_running() else "idle"
+    return "batch running" if spark_job_running(app) else "idle"
 
 
 def poll(condition, seconds: float, interval: float = 0.02) -> bool:
@@ -64,14 +68,14 @@ def poll(condition, seconds: float, interval: float = 0.02) -> bool:
 
 
 @contextlib.contextmanager
-def aimed(aim: str, conn, user: str, started_driver: bool, rng, table: str = "error_log"):
+def aimed(aim: str, conn, user: str, app: str, started_driver: bool, rng, table: str = "error_log"):
     """Waits (bounded) until the job is in phase `aim`, then yields for the kill; for `committing`
     the lock on the counts table `table` is held across the kill."""
     if aim == "driver starting":
         time.sleep(rng.uniform(0.5, 6) if started_driver else 0)  # random moment of a start-up
         yield
     elif aim == "batch running":
-        poll(spark_job_running, 15)
+        poll(lambda: spark_job_running(app), 15)
         yield
     elif aim == "committing":
         blocker = admin_db.connect()
@@ -85,7 +89,7 @@ def aimed(aim: str, conn, user: str, started_driver: bool, rng, table: str = "er
             with contextlib.suppress(Exception):
                 blocker.close()
     else:  # idle: just after a batch's Spark job ended
-        poll(spark_job_running, 15)
-        poll(lambda: not spark_job_running(), 15)
+        poll(lambda: spark_job_running(app), 15)
+        poll(lambda: not spark_job_running(app), 15)
         time.sleep(rng.uniform(0, 0.2))
         yield

@@ -112,6 +112,7 @@ def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_sha
     """The faults: (what was killed or paused, the phase aimed at, the phase observed) for each. A
     share `pause_share` of them pause the driver, the SQL server or the broker (for `pause_s`) instead."""
     hits, user = [], local_stack()["MYSQL_USER"]
+    app = f"errorcount[{drivers.job}]"  # the Spark application's name (errorcount/session.py)
     for kill in range(kills):
         started = drivers.ensure_running()
         paused = pause_share > 0 and rng.random() < pause_share  # no draw without pauses: the kills' sequence stays
@@ -120,8 +121,8 @@ def kill_repeatedly(drivers: Drivers, kills: int, rng: random.Random, server_sha
         aim = rng.choice(chaos_phases.PHASES if started else chaos_phases.PHASES[1:])
         seconds = rng.uniform(*pause_s) if paused else 0.0
         resume = None
-        with chaos_phases.aimed(aim, conn, user, started, rng, COUNTS_TABLE):
-            phase = chaos_phases.observe(conn, user, drivers.log_path, drivers.log_from)
+        with chaos_phases.aimed(aim, conn, user, app, started, rng, COUNTS_TABLE):
+            phase = chaos_phases.observe(conn, user, app, drivers.log_path, drivers.log_from)
             if paused:
                 resume = stop_process(target, drivers.current)
             elif target == "driver":

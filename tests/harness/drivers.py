@@ -4,6 +4,7 @@ Writer; reading a driver's log is errorcount/observe/logline.py.)"""
 
 import contextlib
 import os
+import random
 import re
 import signal
 import socket
@@ -45,6 +46,24 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def ui_port() -> int:
+    """A free port for a Spark UI a test reads back, under the kernel's ephemeral range (where
+    free_port's come from, and every client socket's: one could take it before the driver binds
+    it) and drawn at random from a wide range, so that two suites side by side (.ci/run) do not
+    pick the same one. A reader still checks the application's name: a taken port makes Spark
+    bind the next one, and the name tells another driver's UI from this one's."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text(encoding="utf-8").split()[0])
+    rng = random.SystemRandom()
+    while True:
+        port = rng.randrange(10000, min(low, 30000))
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
 
 
 def scrape(endpoint: str) -> dict[tuple[str, str], float]:

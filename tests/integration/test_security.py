@@ -21,12 +21,13 @@ from errorcount.pipeline.summary import BatchSummary
 from errorcount.store import mysql
 from errorcount.tools import produce, samples
 from tests.harness import class_archive
+from tests.harness.drivers import ui_port
 from tests.support import ROOT, app_password, apply_sql_file, catch_up, job_connection, local_stack, query, unique
 
 pytestmark = pytest.mark.mysql
 
 KAFKA_SECRET = "kafka-secret-Zq81"
-UI_PORT = 4057
+UI_PORT = ui_port()
 
 
 def app_connection() -> pymysql.Connection:
@@ -106,7 +107,9 @@ def test_secrets_never_reach_argv_logs_or_the_spark_ui_and_conf_applies(clean_er
     cmdlines = all_cmdlines()
     assert "errorcount/main.py" in cmdlines  # the driver is really there to be inspected
     assert password not in cmdlines and KAFKA_SECRET not in cmdlines
-    app_id = json.loads(spark_ui(""))[0]["id"]
+    [app] = json.loads(spark_ui(""))
+    assert app["name"] == f"errorcount[{job}]", app  # this driver's UI, not another's on a taken port
+    app_id = app["id"]
     for page in ("/environment", "/sql", "/jobs"):
         text = spark_ui(f"/{app_id}{page}")
         assert password not in text and KAFKA_SECRET not in text, page
