@@ -78,16 +78,9 @@ def aimed(aim: str, conn, user: str, app: str, started_driver: bool, rng, table:
         poll(lambda: spark_job_running(app), 15)
         yield
     elif aim == "committing":
-        blocker = admin_db.connect()
-        try:
-            blocker.begin()
-            with blocker.cursor() as cursor:
-                cursor.execute(f"SELECT log_time FROM `{table}` FOR UPDATE")
+        with admin_db.counts_locked(table):
             poll(lambda: query(conn, UPSERT_WAITING, (user,))[0][0], 20)
             yield
-        finally:
-            with contextlib.suppress(Exception):
-                blocker.close()
     else:  # idle: just after a batch's Spark job ended
         poll(lambda: spark_job_running(app), 15)
         poll(lambda: not spark_job_running(app), 15)

@@ -1,10 +1,12 @@
 """Admin-side MySQL access for the tests, make chaos and make bench: the operator's view of
 what the job stored (independent of the job's own store code)."""
 
+import contextlib
 import os
 import re
 import subprocess
 from collections import Counter
+from collections.abc import Iterator
 
 import pymysql
 
@@ -20,6 +22,23 @@ def connect(database: str | None = None) -> pymysql.Connection:
     return pymysql.connect(host="127.0.0.1", port=int(env["MYSQL_PORT"]), user="root", password=password,
                            database=database or env["MYSQL_DATABASE"], autocommit=True,
                            init_command="SET time_zone = '+00:00'")
+
+
+@contextlib.contextmanager
+def counts_locked(table: str = "error_log") -> Iterator[None]:
+    """Every row and gap of the counts table `table` locked from an admin transaction of its own
+    (SELECT ... FOR UPDATE) until the block ends: a job's next commit waits in its counts upsert
+    (for up to its MYSQL_IDLE_TIMEOUT), so what the block does (a kill) lands before that commit
+    however long it takes. The block's end closes the connection: the server rolls back, the lock goes."""
+    blocker = connect()
+    try:
+        blocker.begin()
+        with blocker.cursor() as cursor:
+            cursor.execute(f"SELECT log_time FROM `{table}` FOR UPDATE")
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            blocker.close()
 
 
 def apply_schema(conn: pymysql.Connection) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from errorcount.errors import EXIT_FENCED
 from errorcount.tools import kafka_admin
+from tests.harness.admin_db import counts_locked
 from tests.harness.race_once import race_once
 from tests.support import (
     Scenario,
@@ -28,7 +29,7 @@ from tests.yarn.cluster import CONF_DIR, ROOT, SPARK_JARS, YarnApps, java_home, 
 
 START = datetime(2036, 2, 29, 23, 30)
 SMALL_BATCHES = "300"  # ten batches for 3000 lines
-SLOW_TRIGGER = "4 seconds"  # five batches take >= 16 s after the first commit: the kill lands mid-stream
+SLOW_TRIGGER = "4 seconds"  # the first commit seen and the counts locked (below) well before a second one
 BACKLOG = 1500  # the AM-kill test's lines before its submission: five batches of SMALL_BATCHES
 pytestmark = pytest.mark.yarn
 
@@ -61,11 +62,14 @@ def test_am_container_killed_mid_stream_attempt_2_resumes_exact(yarn, submitted,
     app = yarn.submit(env)
     submitted.append(app)
 
-    # Mid-stream: some batches committed, the backlog not yet drained.
+    # Mid-stream: some batches committed, the backlog not yet drained. The next commit waits on a
+    # lock of every counts row until the kill has landed: `yarn container -signal` is a client JVM,
+    # which on a busy host took longer than attempt 1 needed for the rest of the backlog.
     wait_until(lambda: run.ledger()[0] >= 1, 300, "attempt 1 to commit a batch",)
-    [(attempt1, _state, am1)] = yarn.attempts(app)
-    yarn.kill_container(am1)
-    at_kill = sum(stored_offsets(run.admin, run.job, run.topic).values())
+    with counts_locked():
+        [(attempt1, _state, am1)] = yarn.attempts(app)
+        yarn.kill_container(am1)
+        at_kill = sum(stored_offsets(run.admin, run.job, run.topic).values())
     assert at_kill < BACKLOG, "attempt 1 drained the backlog before the kill: the test did not kill mid-stream"
 
     second = wait_until(lambda: len(a := yarn.attempts(app)) == 2 and a[1], 300, "YARN to start attempt 2")
