@@ -1,0 +1,38 @@
+package errorcount;
+
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/** One variant of bench/java/turns/OnePassTurns.java, loaded beside the classifier jar it measures. */
+public final class OnePassRun {
+    private OnePassRun() {
+    }
+
+    /** The pass of a settings file (name TAB value per line), every partition's records inside its bounds, as the job's. */
+    public static Object pass(String settingsPath, String topic, long[] ends) throws Exception {
+        Map<String, String> settings = new HashMap<>();
+        for (String line : Files.readAllLines(Paths.get(settingsPath))) {
+            String[] parts = line.split("\t", -1);
+            settings.put(parts[0], parts[1]);
+        }
+        Map<String, long[][]> bounds = new HashMap<>();
+        bounds.put(topic, new long[][] {new long[ends.length], ends.clone()});
+        return new OnePass(settings, 250, bounds, false, true);  // 250: dead-letter slots of 1000 over 4 partitions
+    }
+
+    /** ns for every task's pass, its rows drawn. */
+    public static long run(Object pass, List<List<InternalRow>> tasks) throws Exception {
+        long start = System.nanoTime(), rows = 0;
+        for (List<InternalRow> task : tasks) {
+            for (Iterator<InternalRow> out = ((OnePass) pass).call(task.iterator()); out.hasNext(); out.next()) {
+                rows++;
+            }
+        }
+        return System.nanoTime() - start + (rows < 0 ? 1 : 0);
+    }
+}
