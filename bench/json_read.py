@@ -39,9 +39,7 @@ def measure(path: Path, classes: Path, class_path: str) -> dict:
 def read_cost(run_dir: Path, corpus_values: int = 500_000, differential_values: int = 500_000, seed: int = 7) -> dict:
     from tests.unit.pipeline.test_classify_formats_differential import values_of  # the differential test's values
 
-    pyspark_jars = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", "import os, pyspark; "
-                                   "print(os.path.join(os.path.dirname(pyspark.__file__), 'jars'))"],
-                                  check=True, capture_output=True, text=True).stdout.strip()
+    pyspark_jars = procs.pyspark_jars()
     class_path = f"{ROOT / '.local' / 'java' / 'errorcount-classify.jar'}:{pyspark_jars}/*"
     classes = run_dir / "json-read-classes"
     subprocess.run(["javac", "--release", "17", "-d", str(classes), "-cp", class_path,

@@ -1,6 +1,6 @@
 """The one pass alone (java/errorcount/OnePass.java), COUNT_LINES off and on, in one JVM without
 Spark's reader: ns per value over the bench's json corpus, rounds taking turns
-(bench/java/turns/OnePassTurns.java). Other builds of the classifier jar can be set beside the
+(bench/java/errorcount/OnePassTurns.java). Other builds of the classifier jar can be set beside the
 checkout's (--jar, e.g. a copy of .local/java/errorcount-classify.jar from another commit), each
 in its own class loader, so a change to the pass is measured against its parent in one process.
 Not a phase of `make bench`: a tool for working on the pass (docs/performance.md, "Counting
@@ -39,7 +39,8 @@ def compile_harness(run: Path, spark_jars: str) -> tuple[Path, Path]:
     launcher, runner = run / "launcher", run / "runner"
     java = ROOT / "bench" / "java"
     subprocess.run(["javac", "--release", "17", "-d", str(launcher), "-cp", spark_jars,
-                    str(java / "turns" / "OnePassTurns.java")], check=True, timeout=300)
+                    *(str(java / "errorcount" / f"{name}.java") for name in ("OnePassTurns", "ValueFile"))],
+                   check=True, timeout=300)
     subprocess.run(["javac", "--release", "17", "-d", str(runner), "-cp", f"{JAR}:{spark_jars}",
                     str(java / "errorcount" / "OnePassRun.java")], check=True, timeout=300)
     return launcher, runner
@@ -48,10 +49,7 @@ def compile_harness(run: Path, spark_jars: str) -> tuple[Path, Path]:
 def measure(values: int, rounds: int, jars: list[Path], group_by: str = GROUP_BY, seed: int = 7) -> list[dict]:
     run = ROOT / ".local" / "bench" / "one-pass-cost"
     run.mkdir(parents=True, exist_ok=True)
-    pyspark_jars = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", "import os, pyspark; "
-                                   "print(os.path.join(os.path.dirname(pyspark.__file__), 'jars'))"],
-                                  check=True, capture_output=True, text=True).stdout.strip()
-    spark_jars = f"{pyspark_jars}/*"
+    spark_jars = f"{procs.pyspark_jars()}/*"
     rng = random.Random(seed)
     corpus = run / "json-values.bin"
     write_values(corpus, (samples.json_event(rng, START, 180).value for _ in range(values)))
@@ -59,7 +57,7 @@ def measure(values: int, rounds: int, jars: list[Path], group_by: str = GROUP_BY
     launcher, runner = compile_harness(run, spark_jars)
     variants = [f"{jar}={settings}" for jar in jars for settings in (off, on)]
     out = subprocess.run(["java", "-Xms8g", "-Xmx8g", "-XX:+UseParallelGC", "-cp", f"{launcher}:{spark_jars}",
-                          "OnePassTurns", str(corpus), str(rounds), str(runner), *variants],
+                          "errorcount.OnePassTurns", str(corpus), str(rounds), str(runner), *variants],
                          check=True, capture_output=True, text=True, timeout=3600).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 

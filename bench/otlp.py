@@ -15,7 +15,7 @@ from pathlib import Path
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
-from bench import corpus, phases
+from bench import corpus, phases, procs
 from bench.corpus import Corpus
 from errorcount.tools import kafka_admin, produce
 
@@ -113,9 +113,7 @@ def decode_cost(seed: int, minutes: int, run_dir: Path, lines: int = 500_000) ->
             out.write(struct.pack(">i", len(value)) + value)
     jars = subprocess.run([str(ROOT / "scripts" / "jars.sh"), "otlp-bench"], check=True, capture_output=True,
                           text=True).stdout.strip()
-    pyspark_jars = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", "import os, pyspark; "
-                                   "print(os.path.join(os.path.dirname(pyspark.__file__), 'jars'))"],
-                                  check=True, capture_output=True, text=True).stdout.strip()
+    pyspark_jars = procs.pyspark_jars()
     classes = run_dir / "otlp-decode-classes"
     path_list = f"{ROOT / '.local' / 'java' / 'errorcount-classify.jar'}:{jars}/*:{pyspark_jars}/*"
     subprocess.run(["javac", "--release", "17", "-d", str(classes), "-cp", path_list,

@@ -31,6 +31,13 @@ class BatchLog:
     rows: int = 0
 
 
+def pyspark_jars() -> str:
+    """The directory of the jars pyspark ships (Spark's own), as the venv's pyspark has them: the
+    class path of the bench's Java tools."""
+    return subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", "import os, pyspark; "
+                           "print(os.path.join(os.path.dirname(pyspark.__file__), 'jars'))"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
 def batch_logs(text: str) -> list[BatchLog]:
     """The driver's batch lines (errorcount/observe/logline.py)."""
     return [BatchLog(r.logged_at, r.integer("records"), r.integer("count_ms"), r.integer("commit_ms"), r.integer("batch_ms"),

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 
-/** One variant of bench/java/turns/OnePassTurns.java, loaded beside the classifier jar it measures. */
+/** One variant of OnePassTurns, loaded beside the classifier jar it measures. */
 public final class OnePassRun {
     private OnePassRun() {
     }

@@ -1,7 +1,6 @@
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
+package errorcount;
+
 import java.io.File;
-import java.io.FileInputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.lang.reflect.Method;
@@ -13,10 +12,13 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * bench/one_pass_cost.py: OnePass.call over a file of values (ValueFile's format) as four tasks of
+ * bench/one_pass_cost.py: OnePass.call over a file of values (ValueFile) as four tasks of
  * one topic, for several variants in one JVM, each a classifier jar and a settings file in its own
  * class loader (so two builds of the pass can be set side by side), rounds taking turns. Prints
  * per variant the median, first quartile and best ns per value over the last two thirds of rounds.
+ *
+ * <p>Compiled apart from OnePassRun, and never beside the classifier jar: a class the launcher's
+ * loader could find would be shared by every variant (loaders ask their parent first).
  *
  * <p>Usage: OnePassTurns VALUES ROUNDS RUNNER_CLASSES JAR=SETTINGS...
  */
@@ -24,14 +26,7 @@ public final class OnePassTurns {
     private static final int PARTITIONS = 4;
 
     public static void main(String[] args) throws Exception {
-        List<byte[]> values = new ArrayList<>();
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(new FileInputStream(args[0])))) {
-            while (in.available() > 0) {
-                byte[] value = new byte[in.readInt()];
-                in.readFully(value);
-                values.add(value);
-            }
-        }
+        List<byte[]> values = ValueFile.read(args[0]);
         int rounds = Integer.parseInt(args[1]);
         List<List<InternalRow>> tasks = new ArrayList<>();
         long[] ends = new long[PARTITIONS];
