@@ -89,6 +89,13 @@ run_job() {
   export PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
   export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
   export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}  # local mode: no need to look for a LAN address
+  # The JIT compiles a method once it has run 5 times as often as the JVM's default asks: in local
+  # mode the tasks and the JIT share the driver's cores, and with the default C2 compiled for about
+  # as long as the tasks ran through a catch-up (Spark's planning, Kafka's client, code that runs
+  # once a batch). Measured in catch-ups of 5 000 000 records on 2 cores (docs/performance.md,
+  # "The JIT on two cores"): 10-20 % less CPU, the same tiny-batch cycle. First in SPARK_SUBMIT_OPTS,
+  # so a caller's own -XX:CompileThresholdScaling there wins (the tests' drivers set 1).
+  export SPARK_SUBMIT_OPTS="-XX:CompileThresholdScaling=5${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
   # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (word-split).
   local extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"

@@ -173,13 +173,14 @@ def sql_server_paused() -> Iterator[None]:
 # The JIT's first tier only (C1) for the JVMs the tests start: a test driver lives for seconds to a
 # minute, too short for C2's compilations to pay back the CPU they take on 2 cores (measured: a
 # driver's start, first commit and stop 19-22 CPU-s against 31-34 with both tiers). The YARN tests'
-# containers too (tests/yarn/cluster.py); the job itself, make bench and make chaos keep the JVM's
-# default. The JIT does not change what a query computes.
+# containers too (tests/yarn/cluster.py); the job itself, make bench and make chaos keep both tiers.
+# The JIT does not change what a query computes.
 # And the classes they load mapped from the class-data archive `make class-archive` builds, when
 # there is one for this JVM and these jars (tests/harness/class_archive.py).
 SHORT_JIT = "-XX:TieredStopAtLevel=1"
 TEST_DRIVER = {"TRIGGER_INTERVAL": "1 second", "TZ": "Europe/Berlin", "DRIVER_MEMORY": "1g", "SPARK_MASTER": "local[2]",
-               "SPARK_SUBMIT_OPTS": f"{SHORT_JIT} {class_archive.java_option()}".strip()}
+               # the JVM's own compile thresholds, not the 5x scripts/run.sh sets for the job (measured with both tiers)
+               "SPARK_SUBMIT_OPTS": f"{SHORT_JIT} -XX:CompileThresholdScaling=1 {class_archive.java_option()}".strip()}
 
 
 def launch(job: str, topic: str, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
