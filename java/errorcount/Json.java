@@ -9,11 +9,38 @@ import java.io.ByteArrayOutputStream;
  * invalid one into U+FFFD, which is legal there and nowhere else).
  */
 final class Json {
+    // Strings are scanned eight bytes at a time (SWAR): a word is read as a little-endian long, so
+    // its lowest flagged byte is the first in the array. The flag tests are exact for that lowest
+    // byte (a borrow only runs upward from a flagged byte), which is the only one read.
+    private static final java.lang.invoke.VarHandle WORD =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L, HIGHS = 0x8080808080808080L;
+    private static final long QUOTES = 0x2222222222222222L, BACKSLASHES = 0x5C5C5C5C5C5C5C5CL, SPACES = 0x2020202020202020L;
+
     private Json() {
     }
 
+    /** The high bit of each byte of w below `n` times ONES (n <= 0x80; a byte of 0x80 or more never). */
+    private static long below(long w, long n) {
+        return (w - n) & ~w & HIGHS;
+    }
+
+    /** The first of b[p, p + 8) that is a quote or a backslash (p + 8 <= b.length), or p + 8. */
+    private static int quoteOrEscape(byte[] b, int p) {
+        long w = (long) WORD.get(b, p);
+        long flags = below(w ^ QUOTES, ONES) | below(w ^ BACKSLASHES, ONES);
+        return p + (Long.numberOfTrailingZeros(flags) >>> 3);  // 64 >>> 3: none of the eight
+    }
+
+    /** quoteOrEscape, or a control character (below 0x20). */
+    private static int stringSpecial(byte[] b, int p) {
+        long w = (long) WORD.get(b, p);
+        long flags = below(w ^ QUOTES, ONES) | below(w ^ BACKSLASHES, ONES) | below(w, SPACES);
+        return p + (Long.numberOfTrailingZeros(flags) >>> 3);
+    }
+
     static boolean isWhitespace(byte c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r');  // most bytes tested are above ' '
     }
 
     static int skipWhitespace(byte[] b, int p, int end) {
@@ -118,6 +145,14 @@ final class Json {
     private static int validString(byte[] b, int p, int end) {
         p++;
         while (p < end) {
+            if (p + 8 <= end) {
+                int q = stringSpecial(b, p);
+                if (q == p + 8) {
+                    p = q;
+                    continue;
+                }
+                p = q;
+            }
             byte c = b[p];
             if (c == '"') {
                 return p + 1;
@@ -245,10 +280,20 @@ final class Json {
 
     private static int skipString(byte[] b, int p) {
         p++;
-        while (b[p] != '"') {
+        while (true) {
+            if (p + 8 <= b.length) {
+                int q = quoteOrEscape(b, p);
+                if (q == p + 8) {
+                    p = q;
+                    continue;
+                }
+                p = q;
+            }
+            if (b[p] == '"') {
+                return p + 1;
+            }
             p += b[p] == '\\' ? 2 : 1;
         }
-        return p + 1;
     }
 
     /**
@@ -274,15 +319,10 @@ final class Json {
         java.util.Arrays.fill(found, -1);
         p = skipWhitespace(b, p + 1, b.length);
         while (b[p] == '"') {
-            int nameEnd = skipString(b, p);
+            int plain = plainStringEnd(b, p);
+            int nameEnd = plain >= 0 ? plain + 1 : skipString(b, p);
             int valueAt = skipWhitespace(b, skipWhitespace(b, nameEnd, b.length) + 1, b.length);
-            byte[] escaped = null;  // the decoded name, when it has an escape
-            for (int i = p + 1; i < nameEnd - 1; i++) {
-                if (b[i] == '\\') {
-                    escaped = decode(b, p);
-                    break;
-                }
-            }
+            byte[] escaped = plain >= 0 ? null : decode(b, p);  // the decoded name, when it has an escape
             int length = nameEnd - p - 2;
             for (int i = 0; i < names.length; i++) {
                 byte[] name = names[i];
@@ -301,6 +341,13 @@ final class Json {
     /** The position of the closing quote of the valid string at p (its quote) when it holds no escape, else -1. */
     static int plainStringEnd(byte[] b, int p) {
         int q = p + 1;
+        while (q + 8 <= b.length) {
+            int r = quoteOrEscape(b, q);
+            if (r < q + 8) {
+                return b[r] == '"' ? r : -1;
+            }
+            q = r;
+        }
         while (b[q] != '"' && b[q] != '\\') {
             q++;
         }

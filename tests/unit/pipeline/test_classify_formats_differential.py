@@ -8,9 +8,10 @@ from datetime import datetime
 
 import pytest
 
-from errorcount.pipeline.classify import Contract
+from errorcount.pipeline.classify import Contract, outcomes
 from errorcount.tools import samples
-from tests.unit.pipeline.contract_cases import jvm_codes, mutated, reference_codes
+from tests.oracles.pydims import Dimensions
+from tests.unit.pipeline.contract_cases import codes_of, jvm_codes, jvm_series, mutated, reference_codes
 
 ACCESS_STRAY = [b'"', b"\\", b" ", b"\t", b"[", b"]", b"/", b":", b"\x00", b"\xff", b"\xc3", b"\n", b"\r", b"-",
                 b"+", b"5", b"0", b"9", b"J", b"a"]
@@ -69,3 +70,35 @@ def test_the_classifier_and_the_reference_agree(spark, log_format):
         seen |= {code for _, code in got}
     expected = {0, 1, 2, 3, 6, 7, 8, 9} if log_format == "access" else {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
     assert seen >= expected  # every outcome of the contract was exercised
+
+
+# Bytes a string scan must stop at or pass over: quotes, escapes, controls, UTF-8, and plain ones.
+SCANNED = [b'"', b"\\", b'\\"', b"\\\\", b"\\u00e9", b"\\n", b"\\x", b"\x00", b"\x1f", b" ", b"\x7f", b"\xc3\xa9", b"\xff",
+           b"!", b"#", b"]"]
+
+
+def scanned_strings() -> list[bytes]:
+    """Each of SCANNED at every offset of strings of 0 to 19 bytes, as a member's value (the object
+    ending 0 to 8 bytes after it) and as a member's name: every place in a word of eight bytes,
+    and up to the value's last byte, where Json.java's scans (eight bytes at a time) can meet it."""
+    values = []
+    for length in range(20):
+        for at in range(length + 1):
+            for special in SCANNED if at < length else [b""]:
+                text = b"a" * at + special + b"b" * max(length - at - 1, 0)
+                values += [b'{"ts":1714557600,"level":"ERROR","m":"' + text + b'"}' + b" " * pad for pad in range(9)]
+                values.append(b'{"' + text + b'":1,"ts":1714557600,"level":"ERROR","m":"' + text + b'"}')
+    return values
+
+
+def test_strings_scanned_eight_bytes_at_a_time_agree_at_every_offset(spark):
+    values = scanned_strings()
+    contract = Contract.with_settings(LOG_FORMAT="json", GROUP_BY="field:m,level", COUNT_LINES="true")
+    got = jvm_codes(spark, contract, values)
+    assert got == reference_codes(spark, contract, values)
+    codes = codes_of(spark)
+    assert {code for _, code in got} >= {codes["bad_json"], outcomes(spark).error}  # both met, many times
+    reference = Dimensions(contract)
+    series = jvm_series(spark, contract, values)
+    disagree = [(v, g, w) for v, g, w in zip(values, series, map(reference.series, values), strict=True) if g != w]
+    assert disagree == [], f"{len(disagree)} of {len(values)} disagree, e.g. {disagree[:3]}"
