@@ -60,6 +60,20 @@ final class Json {
      * that skipping one later costs a lookup instead of a pass over its bytes.
      */
     static int validValue(byte[] b, int p, int end, JsonContainers containers) {
+        return validValue(b, p, end, containers, null, null);
+    }
+
+    /**
+     * validValue of the value at p, finding on the way the top-level members of an object there
+     * as members(names, found) does: one pass over the bytes for both (found: -1 where none;
+     * undefined when the value is not valid).
+     */
+    static int validObject(byte[] b, int p, int end, byte[][] names, int[] found) {
+        java.util.Arrays.fill(found, -1);
+        return validValue(b, p, end, null, names, found);
+    }
+
+    private static int validValue(byte[] b, int p, int end, JsonContainers containers, byte[][] names, int[] found) {
         byte[] open = new byte[16];  // the containers we are in: '{' or '['
         int depth = 0;
         while (true) {
@@ -85,7 +99,7 @@ final class Json {
                         containers.close(p);
                     }
                 } else if (c == '{') {
-                    p = memberName(b, p, end);
+                    p = depth == 1 && names != null ? topMember(b, p, end, names, found) : memberName(b, p, end);
                     valueDone = false;
                 } else {
                     valueDone = false;
@@ -111,7 +125,9 @@ final class Json {
                 }
                 byte container = open[depth - 1];
                 if (b[p] == ',') {
-                    p = container == '{' ? memberName(b, skipWhitespace(b, p + 1, end), end) : p + 1;
+                    int next = skipWhitespace(b, p + 1, end);
+                    p = container != '{' ? p + 1
+                            : depth == 1 && names != null ? topMember(b, next, end, names, found) : memberName(b, next, end);
                     if (p < 0) {
                         return -1;
                     }
@@ -140,6 +156,29 @@ final class Json {
         }
         p = skipWhitespace(b, p, end);
         return p < end && b[p] == ':' ? p + 1 : -1;
+    }
+
+    /** memberName of a top-level member, noting its value's position in `found` when it is one of `names`. */
+    private static int topMember(byte[] b, int p, int end, byte[][] names, int[] found) {
+        int after = memberName(b, p, end);
+        if (after >= 0) {
+            note(b, p, skipWhitespace(b, after, end), names, found);
+        }
+        return after;
+    }
+
+    /** found[i] = valueAt for each of `names` the valid member name at p is (its escapes decoded). */
+    private static void note(byte[] b, int p, int valueAt, byte[][] names, int[] found) {
+        int plain = plainStringEnd(b, p);
+        byte[] escaped = plain >= 0 ? null : decode(b, p);
+        int length = plain - p - 1;
+        for (int i = 0; i < names.length; i++) {
+            byte[] name = names[i];
+            if (escaped != null ? java.util.Arrays.equals(escaped, name)
+                    : length == name.length && java.util.Arrays.equals(b, p + 1, plain, name, 0, length)) {
+                found[i] = valueAt;
+            }
+        }
     }
 
     private static int validString(byte[] b, int p, int end) {

@@ -70,19 +70,18 @@ final class JsonEvent implements java.io.Serializable {
 
     /**
      * The packed outcome of value b; for a valid object, `found` (of length 1) gets its fields'
-     * positions (JsonFields.scan), which `series` reads again.
+     * positions (JsonFields.validScan), which `series` reads again.
      */
     long classify(byte[] b, int[][] found, Labels labels) {
         int start = Json.skipWhitespace(b, 0, b.length);
         if (start == b.length) {
             return Outcome.EMPTY_LINE;
         }
-        int after = b[start] == '{' ? Json.validValue(b, start, b.length) : -1;
+        int after = b[start] == '{' ? fields.validScan(b, start, found) : -1;  // valid, its fields found: one pass
         if (after < 0 || Json.skipWhitespace(b, after, b.length) != b.length) {
             return Outcome.BAD_JSON;
         }
-        int[] at = fields.scan(b, start);
-        found[0] = at;
+        int[] at = found[0];
         if (wrapped) {
             int line = fields.at(b, at, messageAt);
             if (line < 0 || b[line] != '"') {

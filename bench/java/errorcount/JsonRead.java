@@ -10,13 +10,13 @@ import java.util.List;
 /**
  * What the json contract's reading costs per event, two ways over one file of values (each a
  * 4-byte big-endian length, then the value; bench/json_read.py writes it): the classifier's own
- * reader (Json.validValue, then JsonFields: what JsonEvent runs) and jackson-core's streaming
- * JsonParser (shipped with Spark), each answering the same question: is the value one strict JSON
- * object, and what are the values of the fields the job reads (a member of the literal name, else
- * the dotted path through nested objects; strings decoded, anything else as written). Both answer
- * every value first and the answers are compared; then each its best of 7 rounds after 3 warm-up
- * rounds, taking turns. Prints one JSON line. In package errorcount to reach the package-private
- * reader; never in the job's jar.
+ * reader (JsonFields.validScan: validity and the top-level members in one pass, what JsonEvent
+ * runs) and jackson-core's streaming JsonParser (shipped with Spark), each answering the same
+ * question: is the value one strict JSON object, and what are the values of the fields the job
+ * reads (a member of the literal name, else the dotted path through nested objects; strings
+ * decoded, anything else as written). Both answer every value first and the answers are compared;
+ * then each its best of 7 rounds after 3 warm-up rounds, taking turns. Prints one JSON line. In
+ * package errorcount to reach the package-private reader; never in the job's jar.
  */
 public final class JsonRead {
     private static long sink;
@@ -61,11 +61,12 @@ public final class JsonRead {
     /** The classifier's reading: null for not one strict JSON object, else each field's value. */
     static String answer(JsonFields fields, int count, byte[] b) {
         int start = Json.skipWhitespace(b, 0, b.length);
-        int after = start < b.length && b[start] == '{' ? Json.validValue(b, start, b.length) : -1;
+        int[][] found = new int[1][];
+        int after = start < b.length && b[start] == '{' ? fields.validScan(b, start, found) : -1;
         if (after < 0 || Json.skipWhitespace(b, after, b.length) != b.length) {
             return "invalid";
         }
-        int[] at = fields.scan(b, start);
+        int[] at = found[0];
         StringBuilder out = new StringBuilder("valid");
         for (int f = 0; f < count; f++) {
             int p = fields.at(b, at, f);
@@ -83,11 +84,12 @@ public final class JsonRead {
     /** The same work without building answers: check, find, decode the strings found. */
     static long timedOwn(JsonFields fields, int count, byte[] b) {
         int start = Json.skipWhitespace(b, 0, b.length);
-        int after = start < b.length && b[start] == '{' ? Json.validValue(b, start, b.length) : -1;
+        int[][] found = new int[1][];
+        int after = start < b.length && b[start] == '{' ? fields.validScan(b, start, found) : -1;
         if (after < 0 || Json.skipWhitespace(b, after, b.length) != b.length) {
             return -1;
         }
-        int[] at = fields.scan(b, start);
+        int[] at = found[0];
         long sum = 0;
         for (int f = 0; f < count; f++) {
             int p = fields.at(b, at, f);

@@ -102,3 +102,23 @@ def test_strings_scanned_eight_bytes_at_a_time_agree_at_every_offset(spark):
     series = jvm_series(spark, contract, values)
     disagree = [(v, g, w) for v, g, w in zip(values, series, map(reference.series, values), strict=True) if g != w]
     assert disagree == [], f"{len(disagree)} of {len(values)} disagree, e.g. {disagree[:3]}"
+
+
+# A field the contract reads, where the one pass that validates the event also finds its members.
+MEMBERS = [b'{"ts":1714557600,"x":{"level":"ERROR"}}', b'{"x":{"level":"INFO"},"level":"ERROR","ts":1714557600}',
+           b'{"level":"ERROR","ts":1714557600,"level":"INFO"}', b'{"level":"INFO","ts":1714557600,"level":"ERROR"}',
+           b'{"le\\u0076el":"ERROR","ts":1714557600}', b'{ "level" :\n "ERROR" , "ts" : 1714557600 }',
+           b'{"ts":1714557600,"level":null,"severity":"ERROR"}', b'{"ts":1714557600,"a":[{"level":"ERROR"}]}',
+           b'{"ts":1714557600,"level":"ERROR","x":[1,{"ts":"bad"}]}', b'{"ts":1714557600,"level":"ERROR",}',
+           b'{"ts":1714557600,"level":"ERROR"', b'{"ts":1714557600,"level":"ERROR"}}', b'{"ts":1714557600,"level":"ERR\\u004fR"}']
+
+
+def test_members_found_while_validating_are_the_top_level_ones(spark):
+    values = [prefix + value[1:] for value in MEMBERS for prefix in (b"{", b'{"pad":"' + b"p" * 9 + b'",')]
+    contract = Contract.with_settings(LOG_FORMAT="json")
+    assert jvm_codes(spark, contract, values) == reference_codes(spark, contract, values)
+    codes = codes_of(spark)
+    assert [code for _, code in jvm_codes(spark, contract, MEMBERS)] == [
+        codes["bad_level"], outcomes(spark).error, codes[None], outcomes(spark).error, outcomes(spark).error,
+        outcomes(spark).error, outcomes(spark).error, codes["bad_level"], outcomes(spark).error, codes["bad_json"],
+        codes["bad_json"], codes["bad_json"], outcomes(spark).error]
