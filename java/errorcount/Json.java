@@ -162,14 +162,16 @@ final class Json {
     private static int topMember(byte[] b, int p, int end, byte[][] names, int[] found) {
         int after = memberName(b, p, end);
         if (after >= 0) {
-            note(b, p, skipWhitespace(b, after, end), names, found);
+            note(b, p, plainStringEnd(b, p), skipWhitespace(b, after, end), names, found);
         }
         return after;
     }
 
-    /** found[i] = valueAt for each of `names` the valid member name at p is (its escapes decoded). */
-    private static void note(byte[] b, int p, int valueAt, byte[][] names, int[] found) {
-        int plain = plainStringEnd(b, p);
+    /**
+     * found[i] = valueAt for each of `names` the valid member name at p is, its escapes decoded;
+     * `plain`: plainStringEnd of the name.
+     */
+    private static void note(byte[] b, int p, int plain, int valueAt, byte[][] names, int[] found) {
         byte[] escaped = plain >= 0 ? null : decode(b, p);
         int length = plain - p - 1;
         for (int i = 0; i < names.length; i++) {
@@ -361,15 +363,7 @@ final class Json {
             int plain = plainStringEnd(b, p);
             int nameEnd = plain >= 0 ? plain + 1 : skipString(b, p);
             int valueAt = skipWhitespace(b, skipWhitespace(b, nameEnd, b.length) + 1, b.length);
-            byte[] escaped = plain >= 0 ? null : decode(b, p);  // the decoded name, when it has an escape
-            int length = nameEnd - p - 2;
-            for (int i = 0; i < names.length; i++) {
-                byte[] name = names[i];
-                if (escaped != null ? java.util.Arrays.equals(escaped, name)
-                        : length == name.length && java.util.Arrays.equals(b, p + 1, nameEnd - 1, name, 0, length)) {
-                    found[i] = valueAt;
-                }
-            }
+            note(b, p, plain, valueAt, names, found);
             p = skipWhitespace(b, skip(b, valueAt, containers), b.length);
             if (b[p] == ',') {
                 p = skipWhitespace(b, p + 1, b.length);
