@@ -137,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     for letter, key, title, run in steps:
         if letter in args.only:
             log(f"{title} ...")
+            began = time.monotonic()
             results[key] = run()
+            results["meta"].setdefault("phase_minutes", {})[key] = round((time.monotonic() - began) / 60, 1)
+            report.write_json(results, run_dir / "results-partial.json")
             log(f"{title}: " + (f"{results[key]['records_per_s']:,.0f} records/s" if "records_per_s" in results[key]
                                 else "done"))
     if "b_job" in results:

@@ -212,5 +212,12 @@ def ratios_text(results: dict) -> str:
 def write(results: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     results["ratios"] = ratios(results)
-    (out / "results.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    write_json(results, out / "results.json")
     (out / "RESULTS.md").write_text(markdown(results))
+
+
+def write_json(results: dict, path: Path) -> None:
+    """The results as JSON: a full run's results.json, and after each phase the run's
+    results-partial.json in its logs directory, so a run stopped part way (a slow host, a
+    session's end) keeps the figures of the phases it finished."""
+    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
