@@ -12,7 +12,7 @@ import platform
 import shlex
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -134,15 +134,7 @@ def main(argv: list[str] | None = None) -> int:
              ("j", "j_json_read", "json reading: Json.java against jackson-core", lambda: json_read.read_cost(run_dir)),
              ("s", "s_scale", "(s) scale", lambda: scale.scale_phase(args, ROOT / ".local" / "bench", run_dir, log,
                                                                    cfg.trigger_interval, interval_seconds(cfg.trigger_interval)))]
-    for letter, key, title, run in steps:
-        if letter in args.only:
-            log(f"{title} ...")
-            began = time.monotonic()
-            results[key] = run()
-            results["meta"].setdefault("phase_minutes", {})[key] = round((time.monotonic() - began) / 60, 1)
-            report.write_json(results, run_dir / "results-partial.json")
-            log(f"{title}: " + (f"{results[key]['records_per_s']:,.0f} records/s" if "records_per_s" in results[key]
-                                else "done"))
+    run_steps(steps, args.only, results, run_dir)
     if "b_job" in results:
         results["b_job"]["value_bytes"] = data.value_bytes
     results["meta"]["bench_minutes"] = (time.monotonic() - started) / 60
@@ -155,6 +147,21 @@ def main(argv: list[str] | None = None) -> int:
         log(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}; logs in {run_dir}")
         print(report.ratios_text(results))
     return 0
+
+
+def run_steps(steps: list[tuple[str, str, str, Callable[[], dict]]], only: str, results: dict, run_dir: Path) -> None:
+    """Runs the steps (letter, key, title, run) whose letter is in `only`, each one's figures into
+    results[key] and its minutes into meta.phase_minutes; after each, the results so far go to
+    the run's results-partial.json, so a run stopped part way keeps what it measured."""
+    for letter, key, title, run in steps:
+        if letter in only:
+            log(f"{title} ...")
+            began = time.monotonic()
+            results[key] = run()
+            results["meta"].setdefault("phase_minutes", {})[key] = round((time.monotonic() - began) / 60, 1)
+            report.write_json(results, run_dir / "results-partial.json")
+            log(f"{title}: " + (f"{results[key]['records_per_s']:,.0f} records/s" if "records_per_s" in results[key]
+                                else "done"))
 
 
 def command_line(argv: list[str], lines: int, env: Mapping[str, str]) -> str:

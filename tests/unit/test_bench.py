@@ -183,6 +183,27 @@ def test_the_results_name_the_command_the_run_was_asked_for():
     assert command_line([], DEFAULT_LINES, env) == "MAX_OFFSETS_PER_TRIGGER=1500000 TRIGGER_INTERVAL='2 seconds' make bench"
 
 
+def test_a_run_stopped_part_way_keeps_the_figures_of_the_phases_it_finished(tmp_path):
+    import json
+
+    import pytest
+
+    from bench.__main__ import run_steps
+
+    def stopped() -> dict:
+        raise KeyboardInterrupt  # the run stopped during its third phase
+
+    steps = [("a", "a_first", "first", lambda: {"records_per_s": 5.0}), ("b", "b_skipped", "not asked for", lambda: {}),
+             ("c", "c_second", "second", lambda: {"ratio": 0.91}), ("d", "d_third", "third", stopped)]
+    results: dict = {"meta": {"date": "d"}}
+    with pytest.raises(KeyboardInterrupt):
+        run_steps(steps, "acd", results, tmp_path)
+    kept = json.loads((tmp_path / "results-partial.json").read_text())
+    assert kept["a_first"] == {"records_per_s": 5.0} and kept["c_second"] == {"ratio": 0.91}
+    assert "b_skipped" not in kept and "d_third" not in kept
+    assert sorted(kept["meta"]["phase_minutes"]) == ["a_first", "c_second"] and kept["meta"]["date"] == "d"
+
+
 def test_the_app_corpus_is_reported_only_when_a_phase_read_it_and_the_variants_table_when_one_ran():
     meta = {"date": "2026-11-28", "command": "python -m bench --only l", "machine": "2 cores", "lines": 3_000_000,
             "topic": "bench-app", "partitions": 4, "error_lines": 450_000, "rejected": 150_000}
