@@ -39,6 +39,33 @@ UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_
                         "line_count = error_series_counts.line_count + j.line_count")
 COMPACT = (",", ":")  # json.dumps without the blanks
 ROWS_PER_UPSERT = 20_000  # ~0.4 MB of JSON: far under max_allowed_packet (16 MB on MariaDB, 64 MB on MySQL 8)
+SERIES_MASK = (1 << 40) - 1  # a row's series id in its sort key (minute << 40 | series_id)
+
+
+def series_rows(series_counts: Mapping[tuple[int, str], int], series_lines: Mapping[tuple[int, str], int],
+                target: Mapping[str, int], shared: bool) -> list[tuple[int, int, int, int]]:
+    """Pure: a batch's rows for error_series_counts, (epoch minute, series id, ERROR lines, lines),
+    in (minute, series id) order; `target` gives each series its id, and with `shared` (series
+    that overflow share the overflow series' id) the rows of one (minute, id) are added up. Each
+    row is sorted as one integer, minute << 40 | id: tens of thousands of tuple comparisons were a
+    third of SeriesStore.write's time (series ids stay far below 2^40; a negative minute sorts
+    first, and >> gives it back)."""
+    if shared:
+        merged: dict[int, tuple[int, int]] = {}
+        for (minute, series), count in series_counts.items():
+            at = minute << 40 | target[series]
+            errors, seen = merged.get(at, (0, 0))
+            merged[at] = (errors + count, seen + series_lines.get((minute, series), 0))
+        keyed = [(at, *added) for at, added in merged.items()]
+    else:
+        keyed = [(minute << 40 | target[series], count, series_lines.get((minute, series), 0))
+                 for (minute, series), count in series_counts.items()]
+    keyed.sort(key=_first)
+    return [(at >> 40, at & SERIES_MASK, errors, seen) for at, errors, seen in keyed]
+
+
+def _first(row: tuple) -> int:
+    return row[0]
 
 
 @dataclass(frozen=True)
@@ -66,6 +93,7 @@ class Registry:
 
     ids: Mapping[bytes, int]
     registered: int
+    top: int = 0  # the highest series id in `ids` (0: none): read per batch without a pass over every series
 
 
 @dataclass(frozen=True)
@@ -86,6 +114,7 @@ class SeriesStore:
                  on_commit: Callable[[int, int, int], None] = lambda registered, limit, overflow_lines: None):
         self.job, self.group_by, self.max_series = job, group_by, max_series
         self.registry: Registry | None = None
+        self.keys: dict[str, bytes] = {}  # keys_of: a series' registry key, a pure function of GROUP_BY and the series
         self.overflow_logged = False
         self.on_commit = on_commit  # after a commit: (series registered, MAX_SERIES, overflow lines), for the metrics
 
@@ -93,7 +122,7 @@ class SeriesStore:
         cursor.execute(SELECT_SERIES, (self.job,))
         rows = cursor.fetchall()
         ids = {bytes(key): int(series_id) for key, series_id, _overflow in rows}
-        return Registry(ids, sum(not overflow for _key, _id, overflow in rows))
+        return Registry(ids, sum(not overflow for _key, _id, overflow in rows), max(ids.values(), default=0))
 
     def current(self, cursor) -> Registry:
         """The registry as the transaction sees it: the one kept between batches, with any series
@@ -101,12 +130,13 @@ class SeriesStore:
         under the same lease lock), or read whole."""
         if self.registry is None:
             return self.load(cursor)
-        cursor.execute(SELECT_SINCE, (self.job, max(self.registry.ids.values(), default=0)))
+        cursor.execute(SELECT_SINCE, (self.job, self.registry.top))
         rows = cursor.fetchall()
         if not rows:
             return self.registry
-        return Registry({**self.registry.ids, **{bytes(key): int(series_id) for key, series_id, _overflow in rows}},
-                        self.registry.registered + sum(not overflow for _key, _id, overflow in rows))
+        since = {bytes(key): int(series_id) for key, series_id, _overflow in rows}
+        registered = self.registry.registered + sum(not overflow for _key, _id, overflow in rows)
+        return Registry({**self.registry.ids, **since}, registered, max(self.registry.top, *since.values()))
 
     def write(self, cursor, series_counts: Mapping[tuple[int, str], int],
               series_lines: Mapping[tuple[int, str], int] | None = None, late: Container[int] = ()) -> Written:
@@ -117,29 +147,41 @@ class SeriesStore:
         `late` (already complete: changes.py)."""
         registry = self.current(cursor)
         lines = series_lines or {}
-        totals: dict[str, tuple[int, int]] = {}
-        for (minute, series), count in series_counts.items():
-            errors, seen = totals.get(series, (0, 0))
-            totals[series] = (errors + count, seen + lines.get((minute, series), 0))
-        key = {series: dimensions.series_key(self.group_by, series) for series in totals}
-        admission = admit({s: n for s, n in totals.items() if key[s] not in registry.ids}, registry.registered, self.max_series)
+        # Per row only what must be: a batch of a spread backlog counting every line has 16 200
+        # (minute, series) rows, and one of 100 000 series a row per series and minute; each
+        # series is looked at once (its key, its id), each row once more (docs/performance.md).
+        key = self.keys_of({s for _m, s in series_counts})
+        new = {series for series, k in key.items() if k not in registry.ids}
+        totals: dict[str, tuple[int, int]] = {series: (0, 0) for series in new}
+        if new:
+            for (minute, series), count in series_counts.items():
+                if series in new:
+                    errors, seen = totals[series]
+                    totals[series] = (errors + count, seen + lines.get((minute, series), 0))
+        admission = admit(totals, registry.registered, self.max_series)
         overflow_key = dimensions.series_key(self.group_by, None)
         new_overflow = bool(admission.overflowed) and overflow_key not in registry.ids
-        ids = {**registry.ids, **self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)}
-        counts: dict[tuple[int, int], tuple[int, int]] = {}
-        for (minute, series), count in series_counts.items():
-            target = ids[overflow_key if series in admission.overflowed else key[series]]
-            errors, seen = counts.get((minute, target), (0, 0))
-            counts[minute, target] = (errors + count, seen + lines.get((minute, series), 0))
-        # (minute, series_id) order, sorted as one integer each: tens of thousands of tuple comparisons
-        # were a third of this method's time (series ids stay far below 2^40; a negative minute sorts first)
-        rows = [(m, i, *counts[m, i]) for m, i in sorted(counts, key=lambda k: k[0] << 40 | k[1])]
+        fresh = self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)
+        ids = {**registry.ids, **fresh} if fresh else registry.ids  # not a copy of every series the job has, per batch
+        target = {series: ids[overflow_key if series in admission.overflowed else k] for series, k in key.items()}
+        rows = series_rows(series_counts, lines, target, shared=bool(admission.overflowed))
         for at in range(0, len(rows), ROWS_PER_UPSERT):
             cursor.execute(UPSERT_SERIES_COUNTS, (self.job, json.dumps(rows[at:at + ROWS_PER_UPSERT], separators=COMPACT)))
         overflow_lines = sum(totals[s][0] for s in admission.overflowed)
-        changed = {key: added for key, added in counts.items() if key[0] in late}
-        return Written(Registry(ids, registry.registered + len(admission.admitted)), len(admission.admitted), overflow_lines,
-                       changed)
+        changed = {(m, i): (errors, seen) for m, i, errors, seen in rows if m in late} if late else {}
+        return Written(Registry(ids, registry.registered + len(admission.admitted), max(registry.top, *fresh.values(), 0)),
+                       len(admission.admitted), overflow_lines, changed)
+
+    def keys_of(self, batch_series: set[str]) -> dict[str, bytes]:
+        """{series: its registry key} for a batch's series. The keys (SHA-256, ~1.5 us each) are kept
+        between batches: a job of 100 000 series meets most of them again every batch. At most
+        2 x MAX_SERIES + 10 000 are kept, so values past the cap (the overflow's) cannot grow it."""
+        known = self.keys
+        if len(known) > 2 * self.max_series + 10_000:
+            known.clear()
+        for series in batch_series - known.keys():
+            known[series] = dimensions.series_key(self.group_by, series)
+        return {series: known[series] for series in batch_series}
 
     def register_all(self, cursor, registry: Registry, admitted: Mapping[str, bytes], overflow: bool) -> dict[bytes, int]:
         """Registers the admitted series ({series: key}, in admission order) with their labels, and
@@ -148,7 +190,7 @@ class SeriesStore:
                                                                 if overflow else [])
         if not fresh:
             return {}
-        ids = self.register(cursor, fresh, max(registry.ids.values(), default=0))
+        ids = self.register(cursor, fresh, registry.top)
         labels: list[tuple[int, str, str | None]] = [(ids[key], name, value) for series, key in admitted.items()
                                                      for name, value in dimensions.labels(self.group_by, series)]
         if overflow:

@@ -1,8 +1,11 @@
-"""MAX_SERIES's admission as a pure function (errorcount/store/series.py): deterministic, bounded."""
+"""MAX_SERIES's admission as a pure function (errorcount/store/series.py): deterministic, bounded; a
+batch's series rows in the order they are upserted, against a second implementation."""
 
 import itertools
+import random
 
-from errorcount.store.series import Admission, admit
+from errorcount.config import dimensions
+from errorcount.store.series import Admission, SeriesStore, admit, series_rows
 
 
 def test_new_series_are_admitted_while_there_is_room():
@@ -29,3 +32,45 @@ def test_every_new_series_is_either_admitted_or_overflows_never_both():
         assert set(result.admitted) | result.overflowed == set(batch)
         assert not set(result.admitted) & result.overflowed
         assert len(result.admitted) == min(max(cap - registered, 0), len(batch))
+
+
+def rows_by_hand(series_counts, series_lines, target):
+    """A second implementation of series_rows: add every row into its (minute, id), then sort the pairs."""
+    added = {}
+    for (minute, series), count in series_counts.items():
+        errors, lines = added.get((minute, target[series]), (0, 0))
+        added[minute, target[series]] = (errors + count, lines + series_lines.get((minute, series), 0))
+    return [(minute, series_id, *added[minute, series_id]) for minute, series_id in sorted(added)]
+
+
+def test_series_rows_are_in_minute_then_id_order_with_negative_minutes_first():
+    counts = {(5, "b"): 1, (-3, "a"): 2, (5, "a"): 0, (-1, "b"): 4}
+    lines = {(5, "b"): 3, (-3, "a"): 2, (5, "a"): 7}  # (-1, "b") counted no line (COUNT_LINES off)
+    assert series_rows(counts, lines, {"a": 9, "b": 2}, shared=False) == [
+        (-3, 9, 2, 2), (-1, 2, 4, 0), (5, 2, 1, 3), (5, 9, 0, 7)]
+
+
+def test_series_rows_add_up_the_series_that_share_the_overflow_id():
+    counts = {(7, "x"): 1, (7, "y"): 2, (7, "z"): 0, (8, "y"): 5}
+    lines = {(7, "x"): 4, (7, "y"): 2, (7, "z"): 9, (8, "y"): 5}
+    assert series_rows(counts, lines, {"x": 3, "y": 1, "z": 1}, shared=True) == [(7, 1, 2, 11), (7, 3, 1, 4), (8, 1, 5, 5)]
+
+
+def test_series_rows_agree_with_a_second_implementation_on_random_batches():
+    rng = random.Random(76)
+    for _ in range(200):
+        names = [f"s{i}" for i in range(rng.randint(1, 30))]
+        shared = rng.random() < 0.5
+        target = {name: rng.randint(1, 5) if shared else i + 1 for i, name in enumerate(names)}
+        keys = {(rng.randint(-(2 ** 33), 2 ** 33) if rng.random() < 0.1 else rng.randint(0, 200), rng.choice(names))
+                for _ in range(rng.randint(0, 300))}
+        counts = {key: rng.randint(0, 2 ** 40) for key in keys}
+        lines = {key: rng.randint(0, 2 ** 40) for key in keys if rng.random() < 0.9}
+        assert series_rows(counts, lines, target, shared) == rows_by_hand(counts, lines, target)
+
+
+def test_a_series_key_is_the_registry_key_whether_kept_or_not_and_the_kept_ones_stay_bounded():
+    store = SeriesStore("job", "path,status", max_series=2)
+    for batch in ({"a\x1f200", "b\x1f500"}, {"b\x1f500", "c\x1f404"}, {f"v{i}" for i in range(20_000)}, {"a\x1f200"}):
+        assert store.keys_of(batch) == {series: dimensions.series_key("path,status", series) for series in batch}
+        assert len(store.keys) <= 2 * 2 + 10_000 + len(batch)
