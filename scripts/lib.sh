@@ -15,6 +15,22 @@ die() { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 # an assignment of find's output would end a script under set -e and pipefail while BINARY is missing).
 stale() { [ ! -x "$1" ] || [ -n "$(find "$2" -type f -newer "$1" | head -1)" ]; }
 
+# spark_submit_extra NAME: SPARK_SUBMIT_EXTRA (more spark-submit options) split into the array NAME
+# as a shell splits words, quotes and backslashes honoured and nothing expanded or run (xargs does
+# the splitting): "--conf 'spark.driver.extraJavaOptions=-Xss4m -XX:+UseG1GC'" is two words, where
+# splitting at blanks made three. An unmatched quote is a config error (exit 2), said with the text.
+spark_submit_extra() {
+  local -n into=$1
+  local text=${SPARK_SUBMIT_EXTRA:-}
+  into=()
+  if ! printf '%s' "$text" | xargs true 2>/dev/null; then
+    printf '[%s] ERROR: config error: SPARK_SUBMIT_EXTRA has an unmatched quote: %s (quote a value with blanks whole, e.g. %s), then retry.\n' \
+      "${0##*/}" "$text" "--conf 'spark.driver.extraJavaOptions=-Xss4m -XX:+UseG1GC'" >&2
+    exit 2
+  fi
+  mapfile -d '' -t into < <(printf '%s' "$text" | xargs -r printf '%s\0')
+}
+
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.5 s until it succeeds, saying
 # what it waits for (and again every 15 s).
 wait_for() {

@@ -96,8 +96,8 @@ run_job() {
   # "The JIT on two cores"): 10-20 % less CPU, the same tiny-batch cycle. First in SPARK_SUBMIT_OPTS,
   # so a caller's own -XX:CompileThresholdScaling there wins (the tests' drivers set 1).
   export SPARK_SUBMIT_OPTS="-XX:CompileThresholdScaling=5${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
-  # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (word-split).
-  local extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
+  # SPARK_SUBMIT_EXTRA: more spark-submit options, e.g. "--conf spark.ui.port=4050" (split as a shell would).
+  local extra; spark_submit_extra extra
   local submit=("$VENV/bin/spark-submit" --master "${SPARK_MASTER:-local[*]}" --driver-memory "${DRIVER_MEMORY:-2g}"
                 --properties-file "$ROOT/conf/spark-defaults.conf" --conf "spark.metrics.conf=$ROOT/conf/metrics.properties"
                 --jars "$jars" "${extra[@]}" "$main" --config "$CONFIG" "$@")

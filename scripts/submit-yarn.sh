@@ -9,7 +9,7 @@
 # conf/errorcount.conf; the environment and flags win, as for make run), PACKAGE (default
 # .local/package). Optional: YARN_JAVA_HOME (Java 17+ on the nodes, if Hadoop's own Java differs),
 # SPARK_YARN_ARCHIVE or SPARK_YARN_JARS (Spark's jars already on the cluster, instead of uploading
-# pyspark's 440 MB at each submission), SPARK_SUBMIT_EXTRA (more spark-submit options, word-split).
+# pyspark's 440 MB at each submission), SPARK_SUBMIT_EXTRA (more spark-submit options, split as a shell would: lib.sh).
 # Secrets (MYSQL_PASSWORD or MYSQL_PASSWORD_FILE, KAFKA_OPT_* secrets) travel in a 0600 file
 # through YARN's private staging directory: never in argv, the Spark UI or a log.
 # Prints the application id last. Exit 2: configuration problem; 3: the job is already running.
@@ -68,7 +68,7 @@ mkdir -p "$STAGE/spark-conf"
 cp "$PACKAGE/conf/log4j2.properties" "$STAGE/spark-conf/"
 
 jars=$(compgen -G "$PACKAGE/jars/*.jar" | paste -sd, -)
-extra=(); read -r -a extra <<< "${SPARK_SUBMIT_EXTRA:-}"
+extra=(); spark_submit_extra extra
 what="job '$job'"; [ "$DRIVER" = main.py ] || what="a recount of job '$job' ($FROM to $TO)"
 log "submitting $what to YARN (package: $(head -n 1 "$PACKAGE/MANIFEST.txt"))"
 SPARK_CONF_DIR="$STAGE/spark-conf" "$VENV/bin/spark-submit" --master yarn --deploy-mode cluster \

@@ -69,7 +69,8 @@ def test_refuses_a_configured_checkpoint_location(clean_error_log, make_topic, s
     topic = make_topic(partitions=1)
     produce.produce(topic, samples.generate("app", 10, seed=1, start=START, minutes=1))
     driver = start_driver(unique("job"), topic,
-                          env={"SPARK_SUBMIT_EXTRA": "--conf spark.sql.streaming.checkpointLocation=/tmp/should-not-be-used"})
+                          # quoted as in a shell (scripts/lib.sh): split at blanks, Spark would get "not" as the application
+                          env={"SPARK_SUBMIT_EXTRA": "--conf 'spark.sql.streaming.checkpointLocation=/tmp/should not be used'"})
     assert driver.wait(120) == 2
     assert "spark.sql.streaming.checkpointLocation is set" in driver.log()
     assert error_log(clean_error_log) == {}
