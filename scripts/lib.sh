@@ -74,7 +74,10 @@ maven() {
 }
 
 # has_lib NAME_REGEX: the dynamic linker knows a library of that name (a grep pattern, e.g. 'libnuma\.so\.1').
-has_lib() { ldconfig -p 2>/dev/null | grep -q "$1 "; }
+# The cache is read whole before grep looks: piped into grep -q, ldconfig died of SIGPIPE whenever
+# grep had its answer before ldconfig had written all, and under pipefail that read as "missing"
+# (1 call in 200 here; concurrent setups then ran apt-get, and one failed on apt's lock).
+has_lib() { local cache; cache=$(ldconfig -p 2>/dev/null) || true; grep -q "$1 " <<< "$cache"; }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 

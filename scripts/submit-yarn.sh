@@ -37,7 +37,7 @@ trap 'rm -rf "$STAGE"' EXIT
 # The effective settings, validated here: a config error stops before YARN is involved.
 settings=$("$(venv_python)" -m errorcount.tools.yarn_conf "$STAGE" --config "$CONFIG" "$@") || {
   rc=$?; log "the job's configuration is invalid (see above): fix it and submit again"; exit "$rc"; }
-setting() { sed -n "s/^$1 = //p" <<< "$settings" | head -n 1; }
+setting() { sed -n "/^$1 = /{s///p;q}" <<< "$settings"; }  # the first; no pipe whose writer head could cut off
 job=$(setting JOB_NAME); marker=$(setting STOP_MARKER)
 
 running=$([ "$DRIVER" = recount.py ] || live_apps "$job")
