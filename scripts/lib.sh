@@ -18,14 +18,15 @@ stale() { [ ! -x "$1" ] || [ -n "$(find "$2" -type f -newer "$1" | head -1)" ]; 
 # spark_submit_extra NAME: SPARK_SUBMIT_EXTRA (more spark-submit options) split into the array NAME
 # as a shell splits words, quotes and backslashes honoured and nothing expanded or run (xargs does
 # the splitting): "--conf 'spark.driver.extraJavaOptions=-Xss4m -XX:+UseG1GC'" is two words, where
-# splitting at blanks made three. An unmatched quote is a config error (exit 2), said with the text.
+# splitting at blanks made three. An unmatched quote is a config error (exit 2); the text is not
+# shown, as options may carry a secret (spark.hadoop.*.secret.key).
 spark_submit_extra() {
   local -n into=$1
   local text=${SPARK_SUBMIT_EXTRA:-}
   into=()
   if ! printf '%s' "$text" | xargs true 2>/dev/null; then
-    printf '[%s] ERROR: config error: SPARK_SUBMIT_EXTRA has an unmatched quote: %s (quote a value with blanks whole, e.g. %s), then retry.\n' \
-      "${0##*/}" "$text" "--conf 'spark.driver.extraJavaOptions=-Xss4m -XX:+UseG1GC'" >&2
+    printf '[%s] ERROR: config error: SPARK_SUBMIT_EXTRA has an unmatched quote (its text is not shown: options may hold a secret): quote each value with blanks whole, e.g. %s, then retry.\n' \
+      "${0##*/}" "--conf 'spark.driver.extraJavaOptions=-Xss4m -XX:+UseG1GC'" >&2
     exit 2
   fi
   mapfile -d '' -t into < <(printf '%s' "$text" | xargs -r printf '%s\0')
