@@ -174,8 +174,9 @@ class SeriesStore:
 
     def keys_of(self, batch_series: set[str]) -> dict[str, bytes]:
         """{series: its registry key} for a batch's series. The keys (SHA-256, ~1.5 us each) are kept
-        between batches: a job of 100 000 series meets most of them again every batch. At most
-        2 x MAX_SERIES + 10 000 are kept, so values past the cap (the overflow's) cannot grow it."""
+        between batches: a job of 100 000 series meets most of them again every batch. Once more than
+        2 x MAX_SERIES + 10 000 are kept they are dropped before the batch's are added, so values
+        past the cap (the overflow's) cannot grow it beyond that and one batch's series."""
         known = self.keys
         if len(known) > 2 * self.max_series + 10_000:
             known.clear()
