@@ -56,6 +56,24 @@ def unknown_outcome(before: offsets.Position, after: offsets.Position, stored: o
     return offsets.stored_state(stored, before, after)
 
 
+def fenced_after_lost_commit(job: str, holder: int | None, epoch: int, stored: offsets.Position,
+                             before: offsets.Position, after: offsets.Position) -> str:
+    """The message of a FENCED unknown_outcome. Another epoch holding the lease reads as the lease
+    check's own refusal (Store.lock_lease), so an operator meets one sentence for a takeover however
+    the old instance learnt of it; the same epoch with moved offsets as the offsets check's. Whether
+    the lost COMMIT was applied is not said: either way the stored offsets and counts agree (one
+    transaction), and the instance holding the lease carries on from them."""
+    seen = (f"found after a lost COMMIT: stored offsets {store.as_text(stored)}, this batch's "
+            f"{store.as_text(after)}, the previous {store.as_text(before)}")
+    if holder != epoch:
+        lease = "no lease row" if holder is None else f"the lease is held by epoch {holder}"
+        return (f"job {job!r} was taken over by another instance ({lease}; this one had epoch {epoch}), {seen}. "
+                "The stored offsets and counts agree; the newer instance carries on from them. "
+                "If that is unexpected, make sure one instance runs per JOB_NAME.")
+    return (f"the stored offsets of job {job!r} changed behind this driver, {seen}: another instance is writing "
+            "this job. Make sure one instance runs per JOB_NAME, then restart.")
+
+
 class LateLines:
     """Lines counted into minutes that read as complete before their batch's commit (LATENESS
     `lateness_s` before the job's stored mark): counted in the metrics every batch, and logged as
@@ -187,10 +205,8 @@ class CommitStep:
                 elif outcome == NOT_APPLIED:
                     raise RetryCommit(f"batch {batch_id} was not stored") from None
                 else:
-                    raise FencedError(f"after a lost COMMIT the job's lease is held by epoch {holder} (this instance: "
-                                      f"{self.store.epoch}) and its stored offsets are {store.as_text(stored)} (this "
-                                      f"batch's: {store.as_text(after)}, the previous: {store.as_text(before)}): another "
-                                      "instance is writing this job. Make sure one runs per JOB_NAME.") from None
+                    raise FencedError(fenced_after_lost_commit(self.store.job, holder, self.store.epoch, stored,
+                                                               before, after)) from None
 
         retry(f"committing batch {batch_id}", attempt, self.retry_seconds,
               lambda error: isinstance(error, RetryCommit) or failures.is_transient(error), describe=self.describe,

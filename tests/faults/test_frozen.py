@@ -58,6 +58,8 @@ def test_a_frozen_driver_holds_nothing_for_long_and_a_second_job_cannot_add_to_i
     finally:
         os.killpg(frozen.process.pid, signal.SIGCONT)
     assert frozen.wait(120) == EXIT_FENCED, frozen.log()[-3000:]
+    # Woken, it learns of the takeover from the lease check, or, when its upsert's reply was in before
+    # the SIGSTOP and the server dropped the idle connection meanwhile, after its lost COMMIT: one sentence.
     assert "was taken over by another instance" in frozen.log()
     assert run.counts() == run.produced.total() and run.ledger()[1] == 900  # nothing lost, nothing doubled
     assert successor.stop() == 0

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from errorcount.batch.commit import APPLIED, FENCED, NOT_APPLIED, LateLines, unknown_outcome
+from errorcount.batch.commit import APPLIED, FENCED, NOT_APPLIED, LateLines, fenced_after_lost_commit, unknown_outcome
 from errorcount.observe.metrics import JobMetrics
 from errorcount.observe.watch import Watch
 from errorcount.offsets import stored_state
@@ -31,6 +31,21 @@ def test_a_lost_commit_under_a_lease_another_epoch_holds_is_fenced_whatever_the_
     assert unknown_outcome({0: 10, 1: 5}, {0: 20, 1: 5}, stored, holder=5, epoch=4) == FENCED
     assert unknown_outcome({0: 10, 1: 5}, {0: 20, 1: 5}, stored, holder=None, epoch=4) == FENCED
 
+
+
+@pytest.mark.parametrize("holder, says", [
+    (5, "was taken over by another instance (the lease is held by epoch 5; this one had epoch 4)"),
+    (None, "was taken over by another instance (no lease row; this one had epoch 4)"),
+    (4, "changed behind this driver"),
+])
+def test_a_fenced_lost_commit_says_what_the_lease_check_says_for_the_same_state(holder, says):
+    """A takeover found after a lost COMMIT reads as the lease check's refusal (store/lease.py), so
+    operators and their alerts meet one sentence however the old instance learnt of it; the job,
+    both epochs and the three offsets are named."""
+    text = fenced_after_lost_commit("web", holder, 4, {0: 30}, {0: 10}, {0: 20})
+    assert says in text and "job 'web'" in text
+    assert "stored offsets 0: 30" in text and "this batch's 0: 20" in text and "the previous 0: 10" in text
+    assert "one instance runs per JOB_NAME" in text
 
 def test_a_late_applied_commit_is_read_as_not_applied_then_found_applied_by_the_retry():
     """The reply was lost and the COMMIT not yet visible: the plain read sees the previous offsets
