@@ -224,6 +224,38 @@ def test_lines_are_stored_beside_errors_per_minute_and_series_and_the_overflow_c
         drop_counts_table(admin, table)
 
 
+
+def test_series_with_any_value_register_their_labels_exactly_over_several_statements(conn, admin):
+    """A first batch of 20 003 new series of a two-dimension GROUP_BY (~2 MB of rows each for the
+    registry and the labels: more than one statement holds), values with quotes, backslashes,
+    accents, emoji and 64 bytes: every label stored as given, the two lightest series past
+    MAX_SERIES in the overflow series (its labels NULL). Expectations from the batch as written here."""
+    job, topic = unique("labels"), unique("t")
+    table = unique("labels").replace("-", "_")
+    release_counts_table(admin, table)
+    job_store = store.Store(conn, job, [topic], table, series=SeriesStore(job, "path,status", max_series=20_001))
+    job_store.acquire_lease("test")
+    odd = ['/a"b', "/c\\d", "/it's", "/caf\u00e9/\u00fc", "/\U0001F600/\u2603", "/" + "x" * 63, "/\u00e9" * 21 + "/",
+           "/\\\"\\'"]
+    series = {f"{path}\x1f{status}": 2 for path in odd for status in ("500", "503")}
+    series.update({f"/p{i:05d}\x1f500": 2 for i in range(20_003 - len(series))})
+    lightest = sorted(series)[-2:]  # ties by value: the last two values of the lightest weight overflow
+    for name in lightest:
+        series[name] = 1
+    batch = BatchSummary(records=sum(series.values()), errors=sum(series.values()), minute_counts={MINUTE: sum(series.values())},
+                         ranges={TP(topic, 0): (0, sum(series.values()) - 1)},
+                         series_counts={(MINUTE, name): count for name, count in series.items()})
+    try:
+        assert job_store.commit_batch(batch, {}, {TP(topic, 0): sum(series.values())}, {topic: "ID"})
+        minute = minute_text(MINUTE)
+        expected = Counter({(minute, tuple(name.split("\x1f"))): count for name, count in series.items() if name not in lightest})
+        expected[minute, (None, None)] = 2
+        assert series_counts(admin, job, "path,status") == expected
+        assert query(admin, "SELECT COUNT(*) FROM error_series_labels l JOIN error_series s ON s.series_id = l.series_id "
+                            "WHERE s.job = %s", (job,))[0][0] == 2 * (20_001 + 1)
+    finally:
+        drop_counts_table(admin, table)
+
 FIRST_MINUTE = (date(1000, 1, 1) - date(1970, 1, 1)).days * 1440  # the first and last minute a DATETIME holds
 LAST_MINUTE = (date(9999, 12, 31) - date(1970, 1, 1)).days * 1440 + 23 * 60 + 59
 
