@@ -53,7 +53,11 @@ as_root() {
 
 # apt_install PACKAGE...: system packages, once (root, or sudo with a prompt that says why).
 # Without recommended packages (docker-compose would bring a container engine), with apt's
-# progress: a line per package fetched, with its size.
+# progress: a line per package fetched, with its size. Concurrent setups of a fresh checkout
+# (several `make run`s at once) take turns on a lock of their own: apt-get refuses to run beside
+# another ("Could not get lock"); dpkg's own lock, held by anything else (an unattended upgrade),
+# is waited for by apt itself (DPkg::Lock::Timeout). A second installer finds the packages there.
+APT_LOCK_WAIT_S=900
 apt_install() {
   if [ "$(id -u)" != 0 ]; then
     command -v sudo >/dev/null || die "$* missing, and this is neither root nor has sudo: as root, run apt-get install --no-install-recommends $*, then retry."
@@ -61,8 +65,14 @@ apt_install() {
   else
     log "installing $* with apt-get"
   fi
-  { as_root apt-get update -q && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; } >&2 \
-    || die "apt-get install $* failed (see above): install them by hand (apt-get install --no-install-recommends $*), then retry."
+  local lock="${TMPDIR:-/tmp}/errorcount-apt-$(id -u).lock" wait="-o DPkg::Lock::Timeout=$APT_LOCK_WAIT_S"
+  {
+    flock -w "$APT_LOCK_WAIT_S" 9 \
+      || die "another install of this project's system packages has held $lock for $APT_LOCK_WAIT_S s: let it finish (ps -ef | grep apt-get), then retry."
+    # shellcheck disable=SC2086  # $wait is two words on purpose
+    { as_root apt-get $wait update -q && as_root env DEBIAN_FRONTEND=noninteractive apt-get $wait install -y -q --no-install-recommends "$@"; } >&2 \
+      || die "apt-get install $* failed (see above): install them by hand (apt-get install --no-install-recommends $*), then retry."
+  } 9>>"$lock"
 }
 
 # maven ARGS...: mvn in batch mode with the project's settings (MAVEN_SETTINGS), to stderr: a
