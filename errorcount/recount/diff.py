@@ -2,7 +2,7 @@
 (before and after). Pure: both sides are {epoch minute: (ERROR lines, lines)} of the range."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from errorcount.offsets import minute_text
 from errorcount.recount.plan import Range
@@ -12,10 +12,12 @@ Counts = Mapping[int, tuple[int, int]]  # epoch minute: (log_count, line_count)
 
 @dataclass(frozen=True)
 class Figures:
-    """What a recount counted: (ERROR lines, lines) per minute, and per (minute, series) with GROUP_BY."""
+    """What a recount counted: (ERROR lines, lines) per minute, and per (minute, series) with
+    GROUP_BY; rejects per (topic, minute of their Kafka timestamp), as rejected_minutes keeps them."""
 
     minutes: dict[int, tuple[int, int]]
     series: dict[tuple[int, str], tuple[int, int]]
+    rejects: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,10 @@ def changed(found: list[Change]) -> int:
     return sum(1 for c in found if c.before != c.after)
 
 
-def table(found: list[Change], only_changed: bool = True) -> str:
+def table(found: list[Change], only_changed: bool = True, rejects: tuple[int, int] | None = None) -> str:
     """DRY_RUN's text: one line per minute (those that change, unless `only_changed` is False) and
-    the totals, as an operator reads them before swapping a week."""
+    the totals, as an operator reads them before swapping a week; `rejects`: the range's rejects by
+    their Kafka minute (rejected_minutes) now and recounted."""
     lines = [f"{'minute':<16}  {'errors now':>11}  {'recounted':>11}  {'diff':>9}  {'lines now':>11}  "
              f"{'recounted':>11}  {'diff':>9}"]
     for c in found:
@@ -63,5 +66,8 @@ def table(found: list[Change], only_changed: bool = True) -> str:
     (errors_before, lines_before), (errors_after, lines_after) = totals(found)
     lines.append(f"{'total':<16}  {errors_before:>11}  {errors_after:>11}  {errors_after - errors_before:>+9}  "
                  f"{lines_before:>11}  {lines_after:>11}  {lines_after - lines_before:>+9}")
+    if rejects is not None:
+        lines.append(f"{'rejects':<16}  {rejects[0]:>11}  {rejects[1]:>11}  {rejects[1] - rejects[0]:>+9}  "
+                     "(by the minute of their Kafka timestamp)")
     lines.append(f"{changed(found)} of {len(found)} minutes change")
     return "\n".join(lines)

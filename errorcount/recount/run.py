@@ -124,7 +124,7 @@ class Recount:
         with self.hooks.killed_during("during_spark_job", lambda: True):
             grouped = self.counter.aggregate(planned)
         try:
-            found = self.chunk_by_chunk(recount_store, span, grouped, read_from, covered, dry_run)
+            found, rejects = self.chunk_by_chunk(recount_store, span, grouped, read_from, covered, dry_run)
         finally:
             if grouped is not None:
                 grouped.unpersist()
@@ -134,31 +134,36 @@ class Recount:
         log.info("recount of job %r: %d records read and %d chunk(s) %s in %.1f s (%.0f records/s)", cfg.job_name,
                  records, len(chunks(span, cfg.recount_chunk_minutes)), "compared" if dry_run else "swapped", seconds,
                  records / max(seconds, 1e-9))
-        self.print_out(diff.table(found))
+        self.print_out(diff.table(found, rejects=rejects))
         self.print_out("DRY_RUN: nothing was written." if dry_run else
                        f"Swapped in: every minute from {minute_text(span.first)} to {minute_text(span.end)} now holds "
                        f"the counts under the rules of job {cfg.job_name!r} (ledger: the recounts table).")
         return 0
 
     def chunk_by_chunk(self, recount_store: RecountStore, span: Range, grouped, read_from: Position, covered: Covered,
-                       dry_run: bool) -> list[diff.Change]:
-        """Each chunk's figures swapped in (or, with `dry_run`, compared with the counts now): its changes."""
+                       dry_run: bool) -> tuple[list[diff.Change], tuple[int, int]]:
+        """Each chunk's figures swapped in (or, with `dry_run`, compared with the counts now): its
+        changes, and the range's rejects (rejected_minutes) before and after."""
         found: list[diff.Change] = []
+        rejects = (0, 0)
         for chunk in chunks(span, self.cfg.recount_chunk_minutes):
             self.mysql("keeping the recount lock", lambda: self.lock_store.hold_lock(started=True))
             main = self.counter.figures(grouped, chunk)
             if dry_run:
                 rows_now = self.mysql("reading the job's offsets", recount_store.job_rows)
-                after = self.catch_up(covered, rows_now, chunk, main).minutes
+                after = self.catch_up(covered, rows_now, chunk, main)
                 now = self.mysql("reading the counts", lambda: recount_store.figures(chunk))  # noqa: B023
-                found += diff.changes(chunk, now, after)
+                rejects_now = self.mysql("reading the rejects", lambda: recount_store.rejects(chunk))  # noqa: B023
+                found += diff.changes(chunk, now, after.minutes)
+                rejects = (rejects[0] + rejects_now, rejects[1] + sum(after.rejects.values()))
                 continue
             swapped = self.swap(recount_store, chunk, read_from, covered, main)
             if swapped is not None:
                 found += diff.changes(chunk, swapped.before, swapped.after)
+                rejects = (rejects[0] + swapped.rejects[0], rejects[1] + swapped.rejects[1])
             log.info("recount of %s to %s swapped in", minute_text(chunk.first), minute_text(chunk.end))
             self.hooks.crash("after_commit")
-        return found
+        return found, rejects
 
     def catch_up(self, covered: Covered, rows: dict[TopicPartition, JobRow], chunk: Range, main: Figures) -> Figures:
         """The chunk's figures once the records up to the job's stored offsets in `rows` are counted:

@@ -42,6 +42,12 @@ ZERO_RANGE = "UPDATE `{table}` SET log_count = 0, line_count = 0 WHERE log_time 
 SET_COUNTS = ("INSERT INTO `{table}` (log_time, log_count, line_count) VALUES (%s, %s, %s) AS new "
               "ON DUPLICATE KEY UPDATE log_count = new.log_count, line_count = new.line_count")
 DELETE_SERIES = "DELETE FROM error_series_counts WHERE job = %s AND log_time >= %s AND log_time < %s"
+# Rejects by the minute of their Kafka timestamp, every topic of the job: replaced as the counts
+# are (zeroed, then set; the job's account has no DELETE on rejected_minutes).
+SELECT_REJECTS = "SELECT COALESCE(SUM(rejected), 0) FROM rejected_minutes WHERE job = %s AND log_time >= %s AND log_time < %s"
+ZERO_REJECTS = "UPDATE rejected_minutes SET rejected = 0 WHERE job = %s AND log_time >= %s AND log_time < %s"
+SET_REJECTS = ("INSERT INTO rejected_minutes (job, topic, log_time, rejected) VALUES (%s, %s, %s, %s) AS new "
+               "ON DUPLICATE KEY UPDATE rejected = new.rejected")
 INSERT_RECOUNT = ("INSERT INTO recounts (job, first_minute, end_minute, offsets_from, offsets_to, errors_before, "
                   "lines_before, errors_after, lines_after, minutes_changed, series_rows, rules_digest, epoch, "
                   "recounted_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
@@ -69,6 +75,7 @@ class JobRow:
 class Swapped:
     before: dict[int, tuple[int, int]]  # the chunk's minutes as they were
     after: dict[int, tuple[int, int]]   # and as the swap wrote them
+    rejects: tuple[int, int] = (0, 0)   # the chunk's rejects (rejected_minutes), before and after
 
 
 def lock_name(job: str) -> str:
@@ -157,6 +164,15 @@ class RecountStore:
         with transaction(self.conn) as cursor:
             return self.read_range(cursor, span)
 
+    def rejects(self, span: Range) -> int:
+        """The range's rejects (by their Kafka minute) as rejected_minutes holds them now."""
+        with transaction(self.conn) as cursor:
+            return self.read_rejects(cursor, span)
+
+    def read_rejects(self, cursor: ServerCursor, span: Range, lock: bool = False) -> int:
+        cursor.execute(SELECT_REJECTS + (" FOR UPDATE" if lock else ""), (self.job, minute_key(span.first), minute_key(span.end)))
+        return int(cursor.fetchone()[0])
+
     def read_range(self, cursor: ServerCursor, span: Range, lock: bool = False) -> dict[int, tuple[int, int]]:
         cursor.execute(with_table(SELECT_RANGE, self.counts_table) + (" FOR UPDATE" if lock else ""),
                        (minute_key(span.first), minute_key(span.end)))
@@ -183,10 +199,11 @@ class RecountStore:
             rows = self.read_rows(cursor, lock=True)
             figures = count_to(rows)
             before = self.read_range(cursor, chunk, lock=True)
+            rejects_before = self.read_rejects(cursor, chunk, lock=True)
             self.replace(cursor, chunk, figures)
             stored = {tp: row.next_offset for tp, row in rows.items() if not row.gone}
             self.write_ledger(cursor, chunk, read_from, stored, before, figures, int(epoch))
-        return Swapped(before, figures.minutes)
+        return Swapped(before, figures.minutes, (rejects_before, sum(figures.rejects.values())))
 
     def replace(self, cursor: ServerCursor, chunk: Range, figures: Figures) -> None:
         span = (minute_key(chunk.first), minute_key(chunk.end))
@@ -194,6 +211,10 @@ class RecountStore:
         if figures.minutes:
             cursor.executemany(with_table(SET_COUNTS, self.counts_table),
                                [(minute_key(m), e, n) for m, (e, n) in sorted(figures.minutes.items())])
+        cursor.execute(ZERO_REJECTS, (self.job, *span))
+        if figures.rejects:
+            by_key = sorted((m, topic, n) for (topic, m), n in figures.rejects.items())  # the key's order, as the job's
+            cursor.executemany(SET_REJECTS, [(self.job, topic, minute_key(m), n) for m, topic, n in by_key])
         cursor.execute(DELETE_SERIES, (self.job, *span))
         if self.series is not None and figures.series:
             self.series.forget()  # read the registry as this transaction sees it

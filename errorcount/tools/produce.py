@@ -24,12 +24,14 @@ from errorcount.tools import kafka_admin, samples
 from errorcount.tools.events import Event
 
 
-def send(producer: Producer, topic: str, value: bytes | None, partition: int, on_delivery=None) -> None:
-    """Queues one record; while the client's local queue is full, serves delivery reports
-    until there is room (librdkafka raises BufferError rather than waiting)."""
+def send(producer: Producer, topic: str, value: bytes | None, partition: int, on_delivery=None,
+         timestamp_ms: int = 0) -> None:
+    """Queues one record (its Kafka timestamp `timestamp_ms`; 0: the time of sending); while the
+    client's local queue is full, serves delivery reports until there is room (librdkafka raises
+    BufferError rather than waiting)."""
     while True:
         try:
-            producer.produce(topic, value=value, partition=partition, on_delivery=on_delivery)
+            producer.produce(topic, value=value, partition=partition, on_delivery=on_delivery, timestamp=timestamp_ms)
             return
         except BufferError:
             producer.poll(0.05)
@@ -57,9 +59,10 @@ class Writer:
         elif self.acked is not None:
             self.acked(message.topic(), message.partition(), message.offset())
 
-    def send(self, value: bytes | None, index: int) -> None:
-        """Queues one record for partition index % partitions (call flush() to wait for it)."""
-        send(self.producer, self.topic, value, index % self.partitions, self._delivered)
+    def send(self, value: bytes | None, index: int, timestamp_ms: int = 0) -> None:
+        """Queues one record for partition index % partitions (call flush() to wait for it), with
+        the Kafka timestamp `timestamp_ms` (0: the time of sending)."""
+        send(self.producer, self.topic, value, index % self.partitions, self._delivered, timestamp_ms)
         if index % 1000 == 0:
             self.producer.poll(0)
 

@@ -24,17 +24,21 @@ class Lines:
         self.written: list[tuple[str, str | None]] = []  # (minute, level); level None: a reject
 
     def write(self, count: int, seed: int) -> None:
+        """`count` records, each with its line's time as its Kafka timestamp, as a live producer
+        sends them (a reject's minute: its Kafka timestamp's, as rejected_minutes keys it)."""
         writer = produce.Writer(self.topic)
         for i in range(count):
             n = seed * 7919 + i
             minute = self.base + timedelta(minutes=n % 14 - 2)  # two minutes before the range to two after
+            at = minute + timedelta(seconds=n % 60)
+            kafka_ms = (at - datetime(1970, 1, 1)) // timedelta(milliseconds=1)
             if n % 23 == 0:
-                writer.send(b"\xff not a line", i)
+                writer.send(b"\xff not a line", i, kafka_ms)
                 self.written.append((minute.strftime("%Y-%m-%d %H:%M:00"), None))
                 continue
             level = LEVELS[n % len(LEVELS)]
-            stamp = (minute + timedelta(seconds=n % 60)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            writer.send(f"{stamp} {level} request {n}".encode(), i)
+            stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+            writer.send(f"{stamp} {level} request {n}".encode(), i, kafka_ms)
             self.written.append((minute.strftime("%Y-%m-%d %H:%M:00"), level))
         writer.flush()
 
@@ -43,6 +47,9 @@ class Lines:
 
     def lines(self) -> Counter:
         return Counter(m for m, level in self.written if level)
+
+    def rejects(self) -> Counter:
+        return Counter(m for m, level in self.written if level is None)
 
     def series(self, levels: set[str], errors: bool) -> Counter:
         return Counter((m, (level.upper(),)) for m, level in self.written

@@ -4,6 +4,7 @@ past range is recounted while the job keeps committing new records of that very 
 expectation is a plain-Python count of the lines the test wrote (tests/harness/recount.py)."""
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -82,6 +83,12 @@ def test_a_recount_swaps_in_the_new_rules_while_the_job_commits_the_range(change
     assert refused.value.exit_code == EXIT_CONFIG and "ERROR_LEVELS" in refused.value.message
     assert error_log(admin) == lines.errors({"ERROR"})
 
+    # Rejects by the minute of their Kafka timestamp (each record's is its line's time here): as the
+    # job counted them; then made wrong, as rules that rejected other records would have left them
+    assert +rejected_minutes(admin, job) == lines.rejects()
+    query(admin, "UPDATE rejected_minutes SET rejected = rejected + 5 WHERE job = %s", (job,))
+    stale = set(rejected_minutes(admin, job))
+
     printed: list[str] = []
     recount = Recount(changed.config(RECOUNT_CHUNK_MINUTES="3"), spark, print_out=printed.append)
     read = recount.counter.aggregate
@@ -117,11 +124,25 @@ def test_a_recount_swaps_in_the_new_rules_while_the_job_commits_the_range(change
         for m in (0, 3, 6, 9)]
     assert sum(n for *_head, n in ledger) == sum(in_range(lines.errors(new_levels), span, base).values())
     assert printed[0].splitlines()[-1] == "10 of 10 minutes change"  # lines counted now, FATAL lines added
+    # The range's rejects recounted, the job's committed during the recount once; outside, as they were
+    rejects = rejected_minutes(admin, job)
+    assert +in_range(rejects, span, base) == in_range(lines.rejects(), span, base)
+    assert in_range(rejects, span, base, inside=False) == in_range(
+        lines.rejects() + Counter({minute: 5 for minute in stale}), span, base, inside=False)
+    in_range_before = sum(in_range(lines.rejects(), span, base).values()) + 5 * len(in_range(Counter(stale), span, base))
+    assert printed[0].splitlines()[-2].split()[:3] == ["rejects", str(in_range_before),
+                                                       str(sum(in_range(lines.rejects(), span, base).values()))]
 
     # A dry run afterwards: the range already holds what the rules count.
     shown: list[str] = []
     assert Recount(changed.config(), spark, print_out=shown.append).run(span, True, changed.now()) == 0
     assert shown[0].splitlines()[-1] == "0 of 10 minutes change"
+
+
+def rejected_minutes(admin, job: str) -> Counter:
+    """The job's rejects per minute of their Kafka timestamp (every topic), as rejected_minutes holds them."""
+    return Counter({at.strftime("%Y-%m-%d %H:%M:00"): int(n) for at, n in query(
+        admin, "SELECT log_time, SUM(rejected) FROM rejected_minutes WHERE job = %s GROUP BY log_time", (job,))})
 
 
 def refused(changed: "Changed", spark, span: Range | None = None, **settings: str) -> JobStop:

@@ -26,6 +26,13 @@ def test_the_table_lists_changed_minutes_and_the_totals():
     assert text[-1] == "3 of 4 minutes change"
 
 
+def test_the_table_says_the_rejects_before_and_after_when_given():
+    text = table(changes(Range(100, 104), BEFORE, AFTER), rejects=(9, 4)).splitlines()
+    assert text[-3].split() == ["total", "7", "4", "-3", "22", "18", "-4"]
+    assert text[-2].split()[:4] == ["rejects", "9", "4", "-5"]
+    assert text[-1] == "3 of 4 minutes change"
+
+
 def test_a_minute_outside_the_range_is_refused():
     with pytest.raises(ValueError, match="outside the range"):
         changes(Range(100, 103), BEFORE, AFTER)

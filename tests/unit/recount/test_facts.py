@@ -107,5 +107,13 @@ def test_figures_of_disjoint_reads_add_up_and_a_chunk_keeps_its_minutes():
     assert within(both, Range(1, 6)) == Figures({1: (3, 4), 5: (0, 1)}, {(1, "x"): (3, 4)})
 
 
+def test_rejects_of_disjoint_reads_add_up_per_topic_and_a_chunk_keeps_their_kafka_minutes():
+    one = Figures({}, {}, {("a", 1): 2, ("a", 6): 1, ("b", 1): 1})
+    two = Figures({3: (0, 1)}, {}, {("a", 1): 3, ("b", 5): 4})
+    both = added(one, two)
+    assert both.rejects == {("a", 1): 5, ("a", 6): 1, ("b", 1): 1, ("b", 5): 4}
+    assert within(both, Range(1, 6)) == Figures({3: (0, 1)}, {}, {("a", 1): 5, ("b", 1): 1, ("b", 5): 4})
+
+
 def test_the_ledger_writes_offsets_per_topic():
     assert json.loads(offsets_json({B0: 3, A1: 2, A0: 1})) == {"a": {"0": 1, "1": 2}, "b": {"0": 3}}
