@@ -21,7 +21,7 @@ from errorcount.recount import diff
 from errorcount.recount.diff import Figures
 from errorcount.recount.plan import Range
 from errorcount.store.mysql import ServerCursor, transaction, with_table
-from errorcount.store.rows import GIVEN_UP
+from errorcount.store.rows import GIVEN_UP, rejected_minute_rows
 from errorcount.store.series import SeriesStore
 
 SELECT_ROWS = ("SELECT topic, kafka_partition, next_offset, topic_id, counted_from, UNIX_TIMESTAMP(updated_at) "
@@ -213,8 +213,7 @@ class RecountStore:
                                [(minute_key(m), e, n) for m, (e, n) in sorted(figures.minutes.items())])
         cursor.execute(ZERO_REJECTS, (self.job, *span))
         if figures.rejects:
-            by_key = sorted((m, topic, n) for (topic, m), n in figures.rejects.items())  # the key's order, as the job's
-            cursor.executemany(SET_REJECTS, [(self.job, topic, minute_key(m), n) for m, topic, n in by_key])
+            cursor.executemany(SET_REJECTS, rejected_minute_rows(self.job, figures.rejects))
         cursor.execute(DELETE_SERIES, (self.job, *span))
         if self.series is not None and figures.series:
             self.series.forget()  # read the registry as this transaction sees it

@@ -66,6 +66,12 @@ def ledger_rows(job: str, epoch: int, batch: BatchSummary, before: Position, aft
     return rows
 
 
+def rejected_minute_rows(job: str, minute_rejects: Mapping[tuple[str, int], int]) -> list[tuple[str, str, str, int]]:
+    """Pure: rejected_minutes rows (job, topic, minute key, rejects) of {(topic, epoch minute): rejects},
+    in the table's key order (log_time, topic), so that writers lock rows in one order."""
+    return [(job, topic, offsets.minute_key(m), n) for m, topic, n in sorted((m, t, n) for (t, m), n in minute_rejects.items())]
+
+
 def as_json(offsets: dict[int, int]) -> str:
     return json.dumps({str(p): o for p, o in sorted(offsets.items())})
 

@@ -17,7 +17,7 @@ from errorcount.store import changes, schema
 from errorcount.store import marks as counted_marks
 from errorcount.store.lease import LeaseStore, Reattempt
 from errorcount.store.mysql import AlreadyApplied, transaction, with_table
-from errorcount.store.rows import ledger_rows
+from errorcount.store.rows import ledger_rows, rejected_minute_rows
 from errorcount.store.statements import (
     INSERT_LEDGER,
     INSERT_REJECTED,
@@ -74,8 +74,7 @@ class Store(LeaseStore):
                 cursor.executemany(UPSERT_OFFSETS, [(job, *tp, after[tp], topic_ids[tp.topic],
                                                      max(after[tp], seen.get(tp, 0)), 0) for tp in rows])
                 if batch.minute_rejects:
-                    by_key = sorted((m, topic, n) for (topic, m), n in batch.minute_rejects.items())  # the key's order
-                    cursor.executemany(UPSERT_REJECTED_MINUTES, [(job, topic, minute_key(m), n) for m, topic, n in by_key])
+                    cursor.executemany(UPSERT_REJECTED_MINUTES, rejected_minute_rows(job, batch.minute_rejects))
                 if batch.dead_letters:
                     cursor.executemany(INSERT_REJECTED, [(job, *letter) for letter in sorted(batch.dead_letters)])
                 series = (written.new_series, written.overflow_lines) if written else (0, 0)

@@ -5,7 +5,7 @@ offsets as JSON and as text. Expectations written out by hand."""
 from errorcount.offsets import TopicPartition as TP
 from errorcount.pipeline.summary import BatchSummary
 from errorcount.start_plan import Row
-from errorcount.store.rows import GIVEN_UP, StartState, as_json, as_row, as_text, ledger_rows
+from errorcount.store.rows import GIVEN_UP, StartState, as_json, as_row, as_text, ledger_rows, rejected_minute_rows
 
 
 def test_a_given_up_row_keeps_the_id_it_had_and_is_not_live():
@@ -43,3 +43,10 @@ def test_offsets_as_json_and_as_text():
     assert as_json({10: 3, 2: 7}) == '{"2": 7, "10": 3}'
     assert as_text({TP("b", 0): 4, TP("a", 1): 9}) == "a-1: 9, b-0: 4"
     assert as_text({}) == "none"
+
+
+def test_rejected_minute_rows_come_in_the_tables_key_order_minute_then_topic():
+    # minute 29_000_001 is 2025-02-19 21:21 UTC; topic "b" sorts after "a" within a minute
+    rows = rejected_minute_rows("j", {("b", 29_000_001): 2, ("a", 29_000_001): 3, ("z", 29_000_000): 1})
+    assert rows == [("j", "z", "2025-02-19 21:20:00", 1), ("j", "a", "2025-02-19 21:21:00", 3),
+                    ("j", "b", "2025-02-19 21:21:00", 2)]
