@@ -155,6 +155,8 @@ CREATE TABLE IF NOT EXISTS recounts (
   lines_before    BIGINT       NOT NULL,
   errors_after    BIGINT       NOT NULL,
   lines_after     BIGINT       NOT NULL,
+  rejects_before  BIGINT       NULL,      -- the chunk's rejects (rejected_minutes, by Kafka minute) before and after;
+  rejects_after   BIGINT       NULL,      -- NULL in rows written before the ledger kept them
   minutes_changed INT          NOT NULL,
   series_rows     INT          NOT NULL DEFAULT 0,  -- per-series rows written (GROUP_BY)
   rules_digest    CHAR(64)     CHARACTER SET ascii NOT NULL,  -- the rules counted under (job_leases.rules_digest)
@@ -349,6 +351,15 @@ DEALLOCATE PREPARE migration;
 SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
                AND table_name = 'error_series_counts' AND column_name = 'line_count') = 0,
               'ALTER TABLE error_series_counts ADD COLUMN line_count BIGINT NOT NULL DEFAULT 0 AFTER log_count', 'DO 0');
+PREPARE migration FROM @ddl;
+EXECUTE migration;
+DEALLOCATE PREPARE migration;
+
+-- The recounts' ledger keeps each chunk's rejects before and after (rows written before: NULL).
+SET @ddl = IF((SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()
+               AND table_name = 'recounts' AND column_name = 'rejects_before') = 0,
+              CONCAT('ALTER TABLE recounts ADD COLUMN rejects_before BIGINT NULL AFTER lines_after, ',
+                     'ADD COLUMN rejects_after BIGINT NULL AFTER rejects_before'), 'DO 0');
 PREPARE migration FROM @ddl;
 EXECUTE migration;
 DEALLOCATE PREPARE migration;

@@ -49,8 +49,8 @@ ZERO_REJECTS = "UPDATE rejected_minutes SET rejected = 0 WHERE job = %s AND log_
 SET_REJECTS = ("INSERT INTO rejected_minutes (job, topic, log_time, rejected) VALUES (%s, %s, %s, %s) AS new "
                "ON DUPLICATE KEY UPDATE rejected = new.rejected")
 INSERT_RECOUNT = ("INSERT INTO recounts (job, first_minute, end_minute, offsets_from, offsets_to, errors_before, "
-                  "lines_before, errors_after, lines_after, minutes_changed, series_rows, rules_digest, epoch, "
-                  "recounted_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+                  "lines_before, errors_after, lines_after, rejects_before, rejects_after, minutes_changed, series_rows, "
+                  "rules_digest, epoch, recounted_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
 SELECT_SWAPPED = "SELECT COUNT(*) FROM recounts WHERE job = %s AND recounted_by = %s AND first_minute = %s"
 # Taken, or kept: 1 at once when this connection holds the lock already (a user lock is
 # re-entrant, and GET_LOCK would count a second hold), else one try to take it.
@@ -199,11 +199,11 @@ class RecountStore:
             rows = self.read_rows(cursor, lock=True)
             figures = count_to(rows)
             before = self.read_range(cursor, chunk, lock=True)
-            rejects_before = self.read_rejects(cursor, chunk, lock=True)
+            rejects = (self.read_rejects(cursor, chunk, lock=True), sum(figures.rejects.values()))
             self.replace(cursor, chunk, figures)
             stored = {tp: row.next_offset for tp, row in rows.items() if not row.gone}
-            self.write_ledger(cursor, chunk, read_from, stored, before, figures, int(epoch))
-        return Swapped(before, figures.minutes, (rejects_before, sum(figures.rejects.values())))
+            self.write_ledger(cursor, chunk, read_from, stored, before, figures, rejects, int(epoch))
+        return Swapped(before, figures.minutes, rejects)
 
     def replace(self, cursor: ServerCursor, chunk: Range, figures: Figures) -> None:
         span = (minute_key(chunk.first), minute_key(chunk.end))
@@ -221,12 +221,12 @@ class RecountStore:
                               {k: n for k, (_e, n) in figures.series.items()})
 
     def write_ledger(self, cursor: ServerCursor, chunk: Range, read_from: Position, stored: Position,
-                     before: Mapping[int, tuple[int, int]], figures: Figures, epoch: int) -> None:
+                     before: Mapping[int, tuple[int, int]], figures: Figures, rejects: tuple[int, int], epoch: int) -> None:
         found = diff.changes(chunk, before, figures.minutes)
         (errors_before, lines_before), (errors_after, lines_after) = diff.totals(found)
         cursor.execute(INSERT_RECOUNT, (
             self.job, minute_key(chunk.first), minute_key(chunk.end), offsets_json(read_from), offsets_json(stored),
-            errors_before, lines_before, errors_after, lines_after, diff.changed(found),
+            errors_before, lines_before, errors_after, lines_after, *rejects, diff.changed(found),
             len(figures.series), self.rules.digest, epoch, self.recounted_by))
 
 

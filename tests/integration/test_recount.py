@@ -130,8 +130,10 @@ def test_a_recount_swaps_in_the_new_rules_while_the_job_commits_the_range(change
     assert in_range(rejects, span, base, inside=False) == in_range(
         lines.rejects() + Counter({minute: 5 for minute in stale}), span, base, inside=False)
     in_range_before = sum(in_range(lines.rejects(), span, base).values()) + 5 * len(in_range(Counter(stale), span, base))
-    assert printed[0].splitlines()[-2].split()[:3] == ["rejects", str(in_range_before),
-                                                       str(sum(in_range(lines.rejects(), span, base).values()))]
+    in_range_after = sum(in_range(lines.rejects(), span, base).values())
+    assert printed[0].splitlines()[-2].split()[:3] == ["rejects", str(in_range_before), str(in_range_after)]
+    kept = query(admin, "SELECT SUM(rejects_before), SUM(rejects_after) FROM recounts WHERE job = %s", (job,))
+    assert [(int(b), int(a)) for b, a in kept] == [(in_range_before, in_range_after)]  # the ledger keeps them too
 
     # A dry run afterwards: the range already holds what the rules count.
     shown: list[str] = []

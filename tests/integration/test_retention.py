@@ -188,6 +188,12 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         query(admin, f"ALTER TABLE `{database}`.kafka_offsets DROP COLUMN seen_end")
         query(admin, f"ALTER TABLE `{database}`.job_leases DROP COLUMN first_planned_at")
         query(admin, f"ALTER TABLE `{database}`.job_leases DROP COLUMN rules_digest, DROP COLUMN rules")  # before rules
+        # Before the recounts' ledger kept rejects: a row of then keeps NULL (not known), not 0.
+        query(admin, f"ALTER TABLE `{database}`.recounts DROP COLUMN rejects_before, DROP COLUMN rejects_after")
+        query(admin, f"INSERT INTO `{database}`.recounts (job, first_minute, end_minute, offsets_from, offsets_to, "
+                     "errors_before, lines_before, errors_after, lines_after, minutes_changed, rules_digest, epoch, "
+                     "recounted_by) VALUES ('j', '2026-01-01 00:00', '2026-01-01 01:00', '{}', '{}', 1, 2, 3, 4, 5, "
+                     "REPEAT('0', 64), 1, 'r')")
         query(admin, f"ALTER TABLE `{database}`.skipped_offsets DROP INDEX skipped_offsets_job, DROP COLUMN kind, "
                      "DROP COLUMN epoch")
         reasons = {"retention": "ON_DATA_LOSS=skip: 150 records deleted before they were counted (retention?)",
@@ -205,6 +211,7 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
                                               r"rejected_lines\.job, skipped_offsets\.epoch, skipped_offsets\.kind, "
                                               r"table counts_tables, table error_series, "
                                               r"table error_series_labels, table error_series_counts, "
+                                              r"recounts\.rejects_after, recounts\.rejects_before, "
                                               r"error_log\.log_count as bigint "
                                               r"\(it is int\), skipped_offsets\.reason as text \(it is varchar\), "
                                               r"rejected_lines\.rejected_lines_seen \(index\)"):
@@ -215,6 +222,8 @@ def test_schema_sql_migrates_a_database_made_by_an_earlier_version(admin):
         assert query(admin, f"SELECT records, batches, new_series, overflow_lines FROM `{database}`.ingest_batches") == [
             (10, 1, 0, 0)]
         assert query(admin, f"SELECT COUNT(*) FROM `{database}`.error_counts_by_label") == [(0,)]
+        assert query(admin, f"SELECT errors_after, rejects_before, rejects_after FROM `{database}`.recounts") == [
+            (3, None, None)]
         assert query(admin, f"SELECT next_offset, topic_id, seen_end FROM `{database}`.kafka_offsets") == [
             (10, None, None)]  # the ID adopted at start; the end seen unknown until then (never retired on it)
         kinds = query(admin, f"SELECT kind FROM `{database}`.skipped_offsets ORDER BY kafka_partition")
