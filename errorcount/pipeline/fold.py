@@ -1,7 +1,8 @@
 """The driver's fold of the one pass's rows (one_pass_summary_df) into one BatchSummary, done by
 Arrow's C++ kernels on the record batches the tasks sent (pyarrow.compute, hash aggregation): no
 Python object per row. A batch counting every line by a GROUP_BY has a row per (minute, series)
-and task, tens of thousands of them; Python then only builds the dicts of the folded groups.
+and task, tens of thousands of them; their groups stay Arrow columns (series_columns.py) to the
+store, and Python builds only the dicts of minutes and partitions.
 
 tests/oracles/pyfold.summarize is the same fold in plain Python, row by row, over pyspark Rows: the tests
 fold Spark SQL's counting of the same batch with it (tests/oracles/catalyst.py) and compare."""
@@ -12,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from errorcount.offsets import TopicPartition
+from errorcount.pipeline import series_columns
 from errorcount.pipeline.summary import FIELDS, BatchSummary
 
 
@@ -38,7 +40,7 @@ def fold(table: pa.Table, dead_letter_limit: int | None = None, every_line: bool
                                                    ("min_offset", "min"), ("max_offset", "max"), ("logged", "sum")])
     lines = _where(rows.select(["minute", "series", "errors", "logged"]), counted)
     minutes = _grouped(lines, ["minute"], [("errors", "sum"), ("logged", "sum")])
-    series = _grouped(_where(lines, pc.is_valid(lines["series"])), ["minute", "series"], [("errors", "sum"), ("logged", "sum")])
+    series = _series(_where(lines, pc.is_valid(lines["series"])))
     letters, collided = _dead_letters(_where(rows, pc.and_(pc.invert(counted), pc.is_valid(rows["dead_slot"]))))
     per_topic: dict[str, tuple[int, int, int, int]] = {}
     ranges = {}
@@ -49,15 +51,16 @@ def fold(table: pa.Table, dead_letter_limit: int | None = None, every_line: bool
             ranges[TopicPartition(topic, partition)] = (low, high)
     records, log_records = sum(t[0] for t in per_topic.values()), sum(t[3] for t in per_topic.values())
     rejects = _grouped(per_minute, ["topic", "reject_minute"], [("rejected", "sum")])
-    minute_keys, series_keys = minutes[0], list(zip(series[0], series[1], strict=True))
+    minute_keys = minutes[0]
+    series_counts, series_lines = series_columns.views(series)
     return BatchSummary(
         records=records, errors=sum(t[1] for t in per_topic.values()), rejected=sum(t[2] for t in per_topic.values()),
         minute_counts=dict(zip(minute_keys, minutes[1], strict=True)), ranges=ranges,
         dead_letters=tuple(letters[:dead_letter_limit]),
         newest_ms=pc.max(rows["newest_ms"]).as_py() if rows.num_rows else None,
-        series_counts=dict(zip(series_keys, series[2], strict=True)), per_topic=per_topic,
+        series_counts=series_counts, per_topic=per_topic,
         minute_lines=dict(zip(minute_keys, minutes[2], strict=True)) if every_line else {},
-        series_lines=dict(zip(series_keys, series[3], strict=True)) if every_line else {},
+        series_lines=series_lines if every_line else {},
         log_records=None if log_records == records else log_records, collided=collided,
         minute_rejects=dict(zip(zip(rejects[0], rejects[1], strict=True), rejects[2], strict=True)))
 
@@ -77,6 +80,16 @@ def _grouped(table: pa.Table, keys: list[str], sums: list[tuple[str, str]]) -> l
         return [[] for _ in (*keys, *sums)]
     found = table.group_by(keys, use_threads=False).aggregate(list(sums))
     return [found[name].to_pylist() for name in (*keys, *(f"{column}_{how}" for column, how in sums))]
+
+
+def _series(lines: pa.Table) -> pa.Table:
+    """The lines' groups by (minute, series) as series_columns.SCHEMA's table: stays columns."""
+    if not lines.num_rows:
+        return series_columns.SCHEMA.empty_table()
+    found = lines.group_by(list(series_columns.KEYS), use_threads=False).aggregate([("errors", "sum"), ("logged", "sum")])
+    columns = [found[name] for name in ("minute", "series", "errors_sum", "logged_sum")]
+    return pa.table([column.cast(field.type) for column, field in zip(columns, series_columns.SCHEMA, strict=True)],
+                    schema=series_columns.SCHEMA)
 
 
 def _dead_letters(table: pa.Table) -> tuple[list[tuple], bool]:

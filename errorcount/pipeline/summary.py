@@ -2,7 +2,7 @@
 shape of those rows (FIELDS). Pure Python: the store and the bench's pure-Python consumer use it
 without Spark."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,8 @@ class BatchSummary:
     ranges: dict[TopicPartition, tuple[int, int]] = field(default_factory=dict)
     dead_letters: tuple[DeadLetter, ...] = ()
     newest_ms: int | None = None  # the newest Kafka record timestamp (epoch ms), when the rows carry it
-    series_counts: dict[tuple[int, str], int] = field(default_factory=dict)  # (minute, series): ERROR lines, GROUP_BY
+    # (minute, series): ERROR lines, GROUP_BY; from the fold a view of Arrow columns (series_columns.py)
+    series_counts: Mapping[tuple[int, str], int] = field(default_factory=dict)
     # topic: (records, errors, rejected, log_records): Kafka records, ERROR lines and rejects among
     # their log records, and the log records (as many as records but for LOG_FORMAT=otlp)
     per_topic: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
@@ -34,7 +35,7 @@ class BatchSummary:
     # GROUP_BY; a minute or series with lines and no ERROR line is in minute_counts/series_counts
     # with 0. Empty without COUNT_LINES.
     minute_lines: dict[int, int] = field(default_factory=dict)
-    series_lines: dict[tuple[int, str], int] = field(default_factory=dict)
+    series_lines: Mapping[tuple[int, str], int] = field(default_factory=dict)
     log_records: int | None = None  # the log records in `records` (None: as many, one per record)
     # two rejected records fell on one dead-letter slot, so dead_letters holds only one of them
     # (the rejected log records of one OTLP request share their record's slot: no collision)

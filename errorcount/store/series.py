@@ -7,13 +7,16 @@ lines are counted into the overflow series of its GROUP_BY. Admission happens in
 transaction, after the lease row is locked (one writer per job), so a rolled-back batch admits
 nothing and a retried batch admits the same series again (admit is pure and deterministic)."""
 
-import json
 import logging
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from errorcount.config import dimensions
+from errorcount.pipeline import series_columns
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +28,11 @@ INSERT_LABELS = "INSERT INTO error_series_labels (series_id, dimension, value) V
 # A batch's (minute, series) rows as one JSON array of [epoch minute, series_id, log_count, line_count]
 # per statement, read by the server's JSON_TABLE (MariaDB 10.6+, MySQL 8.0.4+): PyMySQL's executemany
 # formats every parameter of every row in Python (~3.5 us a row, 16 380 rows a batch counting every
-# line of the bench's access corpus by path,status), json's C encoder the whole array in a fraction
-# of that; the server's work is the same (docs/performance.md, "Counting every line"). The minute is
-# sent as its number and made a DATETIME by the server from a DATETIME literal: no session or server
-# time zone takes part (TIMESTAMPADD on a DATETIME is calendar arithmetic), and the array is digits
-# only, about half the bytes of one with 'YYYY-MM-DD HH:MM:00' strings for json and PyMySQL's escaping.
+# line of the bench's access corpus by path,status); the array is written by Arrow's kernels from the
+# batch's columns (rows_json), the server's work is the same (docs/performance.md, "Counting every
+# line"). The minute is sent as its number and made a DATETIME by the server from a DATETIME
+# literal: no session or server time zone takes part (TIMESTAMPADD on a DATETIME is calendar
+# arithmetic), and the array is digits only.
 UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_id, log_count, line_count) "
                         "SELECT %s, TIMESTAMPADD(MINUTE, j.minute, TIMESTAMP'1970-01-01 00:00:00'), j.series_id, "
                         "j.log_count, j.line_count FROM JSON_TABLE(%s, '$[*]' "
@@ -37,35 +40,32 @@ UPSERT_SERIES_COUNTS = ("INSERT INTO error_series_counts (job, log_time, series_
                         "line_count BIGINT PATH '$[3]')) AS j ON DUPLICATE KEY UPDATE "
                         "log_count = error_series_counts.log_count + j.log_count, "
                         "line_count = error_series_counts.line_count + j.line_count")
-COMPACT = (",", ":")  # json.dumps without the blanks
 ROWS_PER_UPSERT = 20_000  # ~0.4 MB of JSON: far under max_allowed_packet (16 MB on MariaDB, 64 MB on MySQL 8)
-SERIES_MASK = (1 << 40) - 1  # a row's series id in its sort key (minute << 40 | series_id)
+ROW_COLUMNS = ("minute", "series_id", "log_count", "line_count")  # a row of the upsert's JSON, in its order
 
 
-def series_rows(series_counts: Mapping[tuple[int, str], int], series_lines: Mapping[tuple[int, str], int],
-                target: Mapping[str, int], shared: bool) -> list[tuple[int, int, int, int]]:
-    """Pure: a batch's rows for error_series_counts, (epoch minute, series id, ERROR lines, lines),
-    in (minute, series id) order; `target` gives each series its id, and with `shared` (series
-    that overflow share the overflow series' id) the rows of one (minute, id) are added up. Each
-    row is sorted as one integer, minute << 40 | id: tens of thousands of tuple comparisons were a
-    third of SeriesStore.write's time (series ids stay far below 2^40; a negative minute sorts
-    first, and >> gives it back)."""
-    if shared:
-        merged: dict[int, tuple[int, int]] = {}
-        for (minute, series), count in series_counts.items():
-            at = minute << 40 | target[series]
-            errors, seen = merged.get(at, (0, 0))
-            merged[at] = (errors + count, seen + series_lines.get((minute, series), 0))
-        keyed = [(at, *added) for at, added in merged.items()]
-    else:
-        keyed = [(minute << 40 | target[series], count, series_lines.get((minute, series), 0))
-                 for (minute, series), count in series_counts.items()]
-    keyed.sort(key=_first)
-    return [(at >> 40, at & SERIES_MASK, errors, seen) for at, errors, seen in keyed]
+def series_rows(batch: pa.Table, ids: pa.Array, shared: bool) -> pa.Table:
+    """Pure: a batch's rows for error_series_counts, ROW_COLUMNS (epoch minute, series id, ERROR
+    lines, lines), in (minute, series id) order. `batch`: series_columns.SCHEMA's table (a row per
+    (minute, series)); `ids`: each row's series id. With `shared` (series that overflow share the
+    overflow series' id) the rows of one (minute, id) are added up. Arrow's kernels: no Python per row."""
+    rows = pa.table([batch["minute"], ids, batch["errors"], batch["lines"]], names=list(ROW_COLUMNS))
+    if shared and rows.num_rows:
+        added = rows.group_by(["minute", "series_id"], use_threads=False).aggregate([("log_count", "sum"), ("line_count", "sum")])
+        rows = pa.table([added["minute"], added["series_id"], added["log_count_sum"], added["line_count_sum"]],
+                        names=list(ROW_COLUMNS))
+    return rows.sort_by([("minute", "ascending"), ("series_id", "ascending")])
 
 
-def _first(row: tuple) -> int:
-    return row[0]
+def rows_json(rows: pa.Table) -> str:
+    """`rows` (series_rows's) as the upsert's JSON array, [[minute,id,errors,lines],...] without blanks
+    (json.dumps's compact text of the same numbers), written by Arrow: each number cast to its
+    decimal text, each row's joined by commas, the rows by "],["."""
+    if not rows.num_rows:
+        return "[]"
+    text = pc.binary_join_element_wise(*(pc.cast(rows[name], pa.string()) for name in ROW_COLUMNS), ",").combine_chunks()
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(text)], pa.int32()), text), "],[")
+    return f"[[{joined[0].as_py()}]]"
 
 
 @dataclass(frozen=True)
@@ -139,38 +139,42 @@ class SeriesStore:
         return Registry({**self.registry.ids, **since}, registered, max(self.registry.top, *since.values()))
 
     def write(self, cursor, series_counts: Mapping[tuple[int, str], int],
-              series_lines: Mapping[tuple[int, str], int] | None = None, late: Container[int] = ()) -> Written:
+              series_lines: Mapping[tuple[int, str], int] | None = None, late: Collection[int] = ()) -> Written:
         """In the batch's transaction: admits new series (most ERROR lines first, then most lines),
         registers them with their labels, and adds the batch's counts (ERROR lines, and lines with
         COUNT_LINES) to error_series_counts, in (minute, series_id) order. The overflow series
         counts both of every series not admitted. Written.changed: what it added to minutes in
         `late` (already complete: changes.py)."""
         registry = self.current(cursor)
-        lines = series_lines or {}
-        # Per row only what must be: a batch of a spread backlog counting every line has 16 200
-        # (minute, series) rows, and one of 100 000 series a row per series and minute; each
-        # series is looked at once (its key, its id), each row once more (docs/performance.md).
-        key = self.keys_of({s for _m, s in series_counts})
+        # Python per series, Arrow per row: a batch of a spread backlog counting every line has
+        # 16 200 (minute, series) rows, and one of 100 000 series a row per series and minute
+        # (docs/performance.md, "Counting by dimension").
+        batch = series_columns.as_table(series_counts, series_lines or {})
+        encoded = batch["series"].combine_chunks().dictionary_encode()
+        names: list[str] = encoded.dictionary.to_pylist()  # the batch's series, each once
+        key = self.keys_of(set(names))
         new = {series for series, k in key.items() if k not in registry.ids}
-        totals: dict[str, tuple[int, int]] = {series: (0, 0) for series in new}
-        if new:
-            for (minute, series), count in series_counts.items():
-                if series in new:
-                    errors, seen = totals[series]
-                    totals[series] = (errors + count, seen + lines.get((minute, series), 0))
-        admission = admit(totals, registry.registered, self.max_series)
+        weights = self.totals(batch, encoded, names, new) if new else {}
+        admission = admit(weights, registry.registered, self.max_series)
         overflow_key = dimensions.series_key(self.group_by, None)
         new_overflow = bool(admission.overflowed) and overflow_key not in registry.ids
         fresh = self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)
         ids = {**registry.ids, **fresh} if fresh else registry.ids  # not a copy of every series the job has, per batch
-        target = {series: ids[overflow_key if series in admission.overflowed else k] for series, k in key.items()}
-        rows = series_rows(series_counts, lines, target, shared=bool(admission.overflowed))
-        for at in range(0, len(rows), ROWS_PER_UPSERT):
-            cursor.execute(UPSERT_SERIES_COUNTS, (self.job, json.dumps(rows[at:at + ROWS_PER_UPSERT], separators=COMPACT)))
-        overflow_lines = sum(totals[s][0] for s in admission.overflowed)
-        changed = {(m, i): (errors, seen) for m, i, errors, seen in rows if m in late} if late else {}
+        target = pa.array([ids[overflow_key if series in admission.overflowed else key[series]] for series in names], pa.int64())
+        rows = series_rows(batch, pc.take(target, encoded.indices), shared=bool(admission.overflowed))
+        for at in range(0, rows.num_rows, ROWS_PER_UPSERT):
+            cursor.execute(UPSERT_SERIES_COUNTS, (self.job, rows_json(rows.slice(at, ROWS_PER_UPSERT))))
+        overflow_lines = sum(weights[s][0] for s in admission.overflowed)
         return Written(Registry(ids, registry.registered + len(admission.admitted), max(registry.top, *fresh.values(), 0)),
-                       len(admission.admitted), overflow_lines, changed)
+                       len(admission.admitted), overflow_lines, changed_rows(rows, late))
+
+    @staticmethod
+    def totals(batch: pa.Table, encoded: pa.DictionaryArray, names: list[str], new: set[str]) -> dict[str, tuple[int, int]]:
+        """{series: (ERROR lines, lines)} of the batch, for its series in `new` (their weight in admit)."""
+        summed = pa.table({"i": encoded.indices, "errors": batch["errors"], "lines": batch["lines"]}).group_by(
+            "i", use_threads=False).aggregate([("errors", "sum"), ("lines", "sum")])
+        found = zip(summed["i"].to_pylist(), summed["errors_sum"].to_pylist(), summed["lines_sum"].to_pylist(), strict=True)
+        return {names[i]: (errors, lines) for i, errors, lines in found if names[i] in new}
 
     def keys_of(self, batch_series: set[str]) -> dict[str, bytes]:
         """{series: its registry key} for a batch's series. The keys (SHA-256, ~1.5 us each) are kept
@@ -221,3 +225,12 @@ class SeriesStore:
         """The transaction did not commit (or its outcome is unknown): read the registry again next time."""
         self.registry = None
 
+
+
+def changed_rows(rows: pa.Table, late: Collection[int]) -> dict[tuple[int, int], tuple[int, int]]:
+    """{(minute, series id): (ERROR lines, lines)} of series_rows's `rows` whose minute is in `late`."""
+    if not late or not rows.num_rows:
+        return {}
+    picked = rows.filter(pc.is_in(rows["minute"], value_set=pa.array(sorted(late), pa.int64())))
+    found = zip(*(picked[name].to_pylist() for name in ROW_COLUMNS), strict=True)
+    return {(minute, series_id): (errors, lines) for minute, series_id, errors, lines in found}
