@@ -75,7 +75,7 @@ def main() -> None:
         started = time.perf_counter()
         summary = fold(table, 10, every_line=True)
         folded = time.perf_counter()
-        store.write(Statements(), summary.series_counts, summary.series_lines)
+        store.committed(store.write(Statements(), summary.series_counts, summary.series_lines))  # a batch after the first
         folds.append(folded - started)
         writes.append(time.perf_counter() - folded)
     print(f"{table.num_rows} rows from the tasks, {len(summary.series_counts)} series rows: fold "

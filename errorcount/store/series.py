@@ -103,6 +103,7 @@ class Written:
     overflow_lines: int  # ERROR lines this batch counted into an overflow series
     # (minute, series id): (ERROR lines, lines) this batch added to minutes of `late` (complete ones)
     changed: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    named: dict[str, int] = field(default_factory=dict)  # the batch's series new to SeriesStore.named, with their ids
 
 
 class SeriesStore:
@@ -115,6 +116,9 @@ class SeriesStore:
         self.job, self.group_by, self.max_series = job, group_by, max_series
         self.registry: Registry | None = None
         self.keys: dict[str, bytes] = {}  # keys_of: a series' registry key, a pure function of GROUP_BY and the series
+        # A registered series' id by its value, from committed batches only (an id never changes:
+        # series are never deleted), so a batch of series met before looks each up once.
+        self.named: dict[str, int] = {}
         self.overflow_logged = False
         self.on_commit = on_commit  # after a commit: (series registered, MAX_SERIES, overflow lines), for the metrics
 
@@ -152,7 +156,9 @@ class SeriesStore:
         batch = series_columns.as_table(series_counts, series_lines or {})
         encoded = batch["series"].combine_chunks().dictionary_encode()
         names: list[str] = encoded.dictionary.to_pylist()  # the batch's series, each once
-        key = self.keys_of(set(names))
+        target: list[int | None] = [self.named.get(series) for series in names]
+        missing = [at for at, series_id in enumerate(target) if series_id is None]
+        key = self.keys_of({names[at] for at in missing})
         new = {series for series, k in key.items() if k not in registry.ids}
         weights = self.totals(batch, encoded, names, new) if new else {}
         admission = admit(weights, registry.registered, self.max_series)
@@ -160,13 +166,15 @@ class SeriesStore:
         new_overflow = bool(admission.overflowed) and overflow_key not in registry.ids
         fresh = self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)
         ids = {**registry.ids, **fresh} if fresh else registry.ids  # not a copy of every series the job has, per batch
-        target = pa.array([ids[overflow_key if series in admission.overflowed else key[series]] for series in names], pa.int64())
-        rows = series_rows(batch, pc.take(target, encoded.indices), shared=bool(admission.overflowed))
+        for at in missing:
+            target[at] = ids[overflow_key if names[at] in admission.overflowed else key[names[at]]]
+        rows = series_rows(batch, pc.take(pa.array(target, pa.int64()), encoded.indices), shared=bool(admission.overflowed))
         for at in range(0, rows.num_rows, ROWS_PER_UPSERT):
             cursor.execute(UPSERT_SERIES_COUNTS, (self.job, rows_json(rows.slice(at, ROWS_PER_UPSERT))))
         overflow_lines = sum(weights[s][0] for s in admission.overflowed)
         return Written(Registry(ids, registry.registered + len(admission.admitted), max(registry.top, *fresh.values(), 0)),
-                       len(admission.admitted), overflow_lines, changed_rows(rows, late))
+                       len(admission.admitted), overflow_lines, changed_rows(rows, late),
+                       {names[at]: ids[key[names[at]]] for at in missing if names[at] not in admission.overflowed})
 
     @staticmethod
     def totals(batch: pa.Table, encoded: pa.DictionaryArray, names: list[str], new: set[str]) -> dict[str, tuple[int, int]]:
@@ -213,6 +221,9 @@ class SeriesStore:
     def committed(self, written: Written) -> None:
         """After the transaction committed: keep its registry; log the first overflow, with what to do."""
         self.registry = written.registry
+        if len(self.named) > 2 * self.max_series + 10_000:  # a lowered MAX_SERIES: stay bounded, as keys_of
+            self.named.clear()
+        self.named.update(written.named)
         self.on_commit(written.registry.registered, self.max_series, written.overflow_lines)
         if written.overflow_lines and not self.overflow_logged:
             self.overflow_logged = True
@@ -224,6 +235,7 @@ class SeriesStore:
     def forget(self) -> None:
         """The transaction did not commit (or its outcome is unknown): read the registry again next time."""
         self.registry = None
+        self.named.clear()
 
 
 
