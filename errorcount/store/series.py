@@ -8,6 +8,7 @@ transaction, after the lease row is locked (one writer per job), so a rolled-bac
 nothing and a retried batch admits the same series again (admit is pure and deterministic)."""
 
 import logging
+from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,19 +92,20 @@ class Registry:
     """The job's registered series as this driver knows them: {series_key: series_id}, and how
     many count against MAX_SERIES (overflow series do not)."""
 
-    ids: Mapping[bytes, int]
+    ids: dict[bytes, int]  # grown in place by committed batches (SeriesStore.committed), never copied per batch
     registered: int
     top: int = 0  # the highest series id in `ids` (0: none): read per batch without a pass over every series
 
 
 @dataclass(frozen=True)
 class Written:
-    registry: Registry   # the registry once this transaction commits
+    registry: Registry   # the registry once this transaction commits, but for `fresh` (added by committed())
     new_series: int      # series this batch registered
     overflow_lines: int  # ERROR lines this batch counted into an overflow series
     # (minute, series id): (ERROR lines, lines) this batch added to minutes of `late` (complete ones)
     changed: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
     named: dict[str, int] = field(default_factory=dict)  # the batch's series new to SeriesStore.named, with their ids
+    fresh: dict[bytes, int] = field(default_factory=dict)  # the series this transaction registered: {key: id}
 
 
 class SeriesStore:
@@ -140,7 +142,10 @@ class SeriesStore:
             return self.registry
         since = {bytes(key): int(series_id) for key, series_id, _overflow in rows}
         registered = self.registry.registered + sum(not overflow for _key, _id, overflow in rows)
-        return Registry({**self.registry.ids, **since}, registered, max(self.registry.top, *since.values()))
+        # Into the kept ids, not a copy of every series the job has: these rows are committed (by
+        # the recount), so they hold whether this transaction commits or not.
+        self.registry.ids.update(since)
+        return Registry(self.registry.ids, registered, max(self.registry.top, *since.values()))
 
     def write(self, cursor, series_counts: Mapping[tuple[int, str], int],
               series_lines: Mapping[tuple[int, str], int] | None = None, late: Collection[int] = ()) -> Written:
@@ -165,16 +170,16 @@ class SeriesStore:
         overflow_key = dimensions.series_key(self.group_by, None)
         new_overflow = bool(admission.overflowed) and overflow_key not in registry.ids
         fresh = self.register_all(cursor, registry, {s: key[s] for s in admission.admitted}, new_overflow)
-        ids = {**registry.ids, **fresh} if fresh else registry.ids  # not a copy of every series the job has, per batch
+        ids = ChainMap(fresh, registry.ids) if fresh else registry.ids  # fresh joins the kept ids on commit only
         for at in missing:
             target[at] = ids[overflow_key if names[at] in admission.overflowed else key[names[at]]]
         rows = series_rows(batch, pc.take(pa.array(target, pa.int64()), encoded.indices), shared=bool(admission.overflowed))
         for at in range(0, rows.num_rows, ROWS_PER_UPSERT):
             cursor.execute(UPSERT_SERIES_COUNTS, (self.job, rows_json(rows.slice(at, ROWS_PER_UPSERT))))
         overflow_lines = sum(weights[s][0] for s in admission.overflowed)
-        return Written(Registry(ids, registry.registered + len(admission.admitted), max(registry.top, *fresh.values(), 0)),
-                       len(admission.admitted), overflow_lines, changed_rows(rows, late),
-                       {names[at]: ids[key[names[at]]] for at in missing if names[at] not in admission.overflowed})
+        after = Registry(registry.ids, registry.registered + len(admission.admitted), max(registry.top, *fresh.values(), 0))
+        return Written(after, len(admission.admitted), overflow_lines, changed_rows(rows, late),
+                       {names[at]: ids[key[names[at]]] for at in missing if names[at] not in admission.overflowed}, fresh)
 
     @staticmethod
     def totals(batch: pa.Table, encoded: pa.DictionaryArray, names: list[str], new: set[str]) -> dict[str, tuple[int, int]]:
@@ -220,6 +225,7 @@ class SeriesStore:
 
     def committed(self, written: Written) -> None:
         """After the transaction committed: keep its registry; log the first overflow, with what to do."""
+        written.registry.ids.update(written.fresh)  # the kept ids grow by the batch's new series, not copied
         self.registry = written.registry
         if len(self.named) > 2 * self.max_series + 10_000:  # a lowered MAX_SERIES: stay bounded, as keys_of
             self.named.clear()

@@ -228,30 +228,34 @@ def test_lines_are_stored_beside_errors_per_minute_and_series_and_the_overflow_c
 
 
 def test_series_met_again_count_under_the_ids_committed_not_those_of_a_batch_that_rolled_back(conn, admin):
-    """The store keeps the ids of committed series between batches (SeriesStore.named): a batch
-    whose COMMIT never reached the server registered nothing, so the same series register again
-    and count under the ids the database holds; a later batch of known, new and overflowing series
-    adds to the right rows. Expectations from the batches as written here."""
+    """The store keeps the registry and the ids of committed series between batches (Registry.ids,
+    SeriesStore.named): a batch whose COMMIT never reached the server registered nothing, so its
+    new series register again when it is retried and count under the ids the database holds; a
+    later batch of known, new and overflowing series adds to the right rows. Expectations from
+    the batches as written here."""
     job, topic = unique("named"), unique("t")
     table = unique("named").replace("-", "_")
     release_counts_table(admin, table)
     series = SeriesStore(job, "level", max_series=3)
-    job_store = store.Store(conn, job, [topic], table, hooks=Faults("commit_lost_unapplied"), series=series)
+    job_store = store.Store(conn, job, [topic], table, hooks=Faults("commit_lost_unapplied", nth=2), series=series)
     job_store.acquire_lease("test")
-    first = BatchSummary(records=3, errors=3, minute_counts={MINUTE: 3}, ranges={TP(topic, 0): (0, 2)},
-                         series_counts={(MINUTE, "ERROR"): 2, (MINUTE, "FATAL"): 1})
+    tp = TP(topic, 0)
+    first = BatchSummary(records=2, errors=2, minute_counts={MINUTE: 2}, ranges={tp: (0, 1)},
+                         series_counts={(MINUTE, "ERROR"): 2})
+    second = BatchSummary(records=2, errors=2, minute_counts={MINUTE: 2}, ranges={tp: (2, 3)},
+                          series_counts={(MINUTE, "ERROR"): 1, (MINUTE, "FATAL"): 1})
     later = {(MINUTE + 1, "ERROR"): 1, (MINUTE + 1, "WARN"): 5, (MINUTE + 1, "INFO"): 1, (MINUTE + 1, "DEBUG"): 1}
-    second = BatchSummary(records=8, errors=8, minute_counts={MINUTE + 1: 8}, ranges={TP(topic, 0): (3, 10)},
-                          series_counts=later)
+    third = BatchSummary(records=8, errors=8, minute_counts={MINUTE + 1: 8}, ranges={tp: (4, 11)}, series_counts=later)
     try:
+        assert job_store.commit_batch(first, {}, {tp: 2}, {topic: "ID"})
         with pytest.raises(CommitOutcomeUnknown):
-            job_store.commit_batch(first, {}, {TP(topic, 0): 3}, {topic: "ID"})
-        assert query(admin, "SELECT COUNT(*) FROM error_series WHERE job = %s", (job,)) == [(0,)]
-        assert job_store.commit_batch(first, {}, {TP(topic, 0): 3}, {topic: "ID"})
-        assert job_store.commit_batch(second, {TP(topic, 0): 3}, {TP(topic, 0): 11}, {topic: "ID"})
+            job_store.commit_batch(second, {tp: 2}, {tp: 4}, {topic: "ID"})
+        assert query(admin, "SELECT COUNT(*) FROM error_series WHERE job = %s", (job,)) == [(1,)]
+        assert job_store.commit_batch(second, {tp: 2}, {tp: 4}, {topic: "ID"})
+        assert job_store.commit_batch(third, {tp: 4}, {tp: 12}, {topic: "ID"})
         one, two = minute_text(MINUTE), minute_text(MINUTE + 1)
         # MAX_SERIES=3: ERROR and FATAL, then WARN (most lines); INFO and DEBUG into the overflow series
-        assert series_counts(admin, job, "level") == Counter({(one, ("ERROR",)): 2, (one, ("FATAL",)): 1,
+        assert series_counts(admin, job, "level") == Counter({(one, ("ERROR",)): 3, (one, ("FATAL",)): 1,
                                                               (two, ("ERROR",)): 1, (two, ("WARN",)): 5, (two, (None,)): 2})
         stored = query(admin, "SELECT l.value, s.series_id FROM error_series s JOIN error_series_labels l "
                               "ON l.series_id = s.series_id WHERE s.job = %s AND NOT s.overflow", (job,))
