@@ -189,13 +189,18 @@ class SeriesStore:
         found = zip(summed["i"].to_pylist(), summed["errors_sum"].to_pylist(), summed["lines_sum"].to_pylist(), strict=True)
         return {names[i]: (errors, lines) for i, errors, lines in found if names[i] in new}
 
+    def cache_limit(self) -> int:
+        """How many series `keys` and `named` each keep before they are dropped: room for every
+        series under MAX_SERIES, values past it, and one batch's."""
+        return 2 * self.max_series + 10_000
+
     def keys_of(self, batch_series: set[str]) -> dict[str, bytes]:
         """{series: its registry key} for a batch's series. The keys (SHA-256, ~1.5 us each) are kept
         between batches: a job of 100 000 series meets most of them again every batch. Once more than
         2 x MAX_SERIES + 10 000 are kept they are dropped before the batch's are added, so values
         past the cap (the overflow's) cannot grow it beyond that and one batch's series."""
         known = self.keys
-        if len(known) > 2 * self.max_series + 10_000:
+        if len(known) > self.cache_limit():
             known.clear()
         for series in batch_series - known.keys():
             known[series] = dimensions.series_key(self.group_by, series)
@@ -227,7 +232,7 @@ class SeriesStore:
         """After the transaction committed: keep its registry; log the first overflow, with what to do."""
         written.registry.ids.update(written.fresh)  # the kept ids grow by the batch's new series, not copied
         self.registry = written.registry
-        if len(self.named) > 2 * self.max_series + 10_000:  # a lowered MAX_SERIES: stay bounded, as keys_of
+        if len(self.named) > self.cache_limit():  # a lowered MAX_SERIES: stay bounded, as keys_of
             self.named.clear()
         self.named.update(written.named)
         self.on_commit(written.registry.registered, self.max_series, written.overflow_lines)
