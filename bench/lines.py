@@ -51,7 +51,8 @@ def lines_phase(datasets: dict[str, corpora.Corpus], log_dir: Path) -> dict:
             rounds = phases.alternating(ROUNDS, without, with_lines)
             found[tag] = {"format": log_format, "group_by": grouped, "ordered": data.ordered, "without": rounds["first"],
                           "with": rounds["second"], "ratio": rounds["ratio"], "best_ratio": rounds["best_ratio"],
-                          "warm_ratio": rounds["warm_ratio"], "rounds": rounds["rounds"]}
+                          "warm_ratio": rounds["warm_ratio"], "rounds": rounds["rounds"],
+                          "cpu_ratio": rounds["cpu_ratio"], "cpu_s": rounds["cpu_s"]}
     return found
 
 
@@ -65,13 +66,20 @@ def markdown_lines(results: dict) -> list[str]:
              + (" The corpora were written in time order (`--ordered`): a batch spans a few minutes, not all of them."
                 if any(f.get("ordered") for f in found.values()) else ""), "",
              "The warm column is the same median over each catch-up's warm rate (its second half of batches: "
-             "the JIT-cold first batch left out); the goal is judged on the whole catch-up's.", "",
+             "the JIT-cold first batch left out); the goal is judged on the whole catch-up's. The CPU column is "
+             "the same median over each catch-up's CPU seconds, the driver's processes and the SQL server's, with "
+             "lines / without (what counting every line costs in CPU, whether or not a batch waited for the "
+             "trigger), then each round's seconds.", "",
              "| format | GROUP_BY | best records/s without | best records/s with lines | with / without (median) "
-             "| warm | best / best | rounds (without, with) |", "|---|---|---:|---:|---:|---:|---:|---|"]
+             "| warm | best / best | rounds (without, with) | CPU with / without | CPU s (without, with) |",
+             "|---|---|---:|---:|---:|---:|---:|---|---:|---|"]
     for f in found.values():
         warm, rounds = phases.rounds_cells(f)
+        cpu = f"{f['cpu_ratio']:.2f}" if f.get("cpu_ratio") else "-"
+        seconds = "; ".join(f"{a:.0f}, {b:.0f}" for a, b in f.get("cpu_s", []) if a and b)
         lines.append(f"| {f['format']} | `{f['group_by'] or '-'}` | {f['without']['records_per_s']:,.0f} | "
-                     f"{f['with']['records_per_s']:,.0f} | {f['ratio']:.2f} | {warm} | {f['best_ratio']:.2f} | {rounds} |")
+                     f"{f['with']['records_per_s']:,.0f} | {f['ratio']:.2f} | {warm} | {f['best_ratio']:.2f} | {rounds} "
+                     f"| {cpu} | {seconds} |")
     return lines + [""]
 
 

@@ -139,18 +139,22 @@ def spark_catch_up(corpus: Corpus, log_dir: Path, name: str, driver: str = "erro
         prepare(conn, job)
     topics = corpus.topic.split(",")
     ends = {topic: kafka_admin.end_offsets(topic) for topic in topics}
+    server_before = procs.sql_server_cpu()
     driver = procs.Driver(log_dir / f"{name}.log", job_env(job, corpus.topic, **env), driver)
     steal = procs.Steal()
     try:
         wait_for_driver(driver, lambda: {t: admin_db.stored_offsets(conn, job, t) for t in topics} == ends, 3600,
                         f"{name} to catch up")
         cpu = procs.cpu_seconds(driver.process.pid)  # JVM + Python driver, startup included
+        server_after = procs.sql_server_cpu()
     finally:
         rc = driver.stop()
     samples = driver.rss.samples
     check_exact(conn, job, corpus.topic, corpus.expected, corpus.lines, name)
     return {**catch_up_figures(procs.batch_logs(driver.log()), corpus.lines, driver, name), "exit_code": rc,
             "peak_rss_mb": rss_peaks(samples), "cpu_s": cpu, "cpu_steal_share": steal.share(),
+            # the SQL server's CPU over the catch-up (its commits, and the bench's own polling of the offsets)
+            "server_cpu_s": None if server_before is None or server_after is None else server_after - server_before,
             "error_log_exact": True}
 
 
@@ -213,6 +217,13 @@ def rounds_cells(found: dict) -> tuple[str, str]:
     return warm, "; ".join(f"{a:,.0f}, {b:,.0f}" for a, b in found["rounds"])
 
 
+def cpu_total(figures: dict) -> float | None:
+    """A catch-up's CPU seconds, its driver's and the SQL server's; None without both."""
+    if figures.get("cpu_s") is None or figures.get("server_cpu_s") is None:
+        return None
+    return figures["cpu_s"] + figures["server_cpu_s"]
+
+
 def alternating(rounds: int, first, second) -> dict:
     """first(round) and second(round) back to back, `rounds` times. The ratio second / first is the
     median of the rounds' own ratios: each pair ran back to back, so a drift of the host's speed
@@ -223,8 +234,14 @@ def alternating(rounds: int, first, second) -> dict:
     # first batch, which both sides pay, left out), where both sides of every pair have one.
     warm = [b["warm_records_per_s"] / a["warm_records_per_s"] for a, b in pairs
             if a.get("warm_records_per_s") and b.get("warm_records_per_s")]
+    # CPU seconds (the driver's processes and the SQL server's) per catch-up, second / first: steadier
+    # than the rates where the host's speed drifts, and what the rates hide where batches wait for
+    # the trigger (docs/performance.md, "Counting every line").
+    cpu = [cpu_total(b) / cpu_total(a) for a, b in pairs if cpu_total(a) and cpu_total(b)]
     return {"first": best[0], "second": best[1],
             "ratio": statistics.median(b["records_per_s"] / a["records_per_s"] for a, b in pairs),
+            "cpu_ratio": statistics.median(cpu) if len(cpu) == len(pairs) else None,
+            "cpu_s": [[cpu_total(a), cpu_total(b)] for a, b in pairs],
             "warm_ratio": statistics.median(warm) if len(warm) == len(pairs) else None,
             "best_ratio": best[1]["records_per_s"] / best[0]["records_per_s"],
             "rounds": [[a["records_per_s"], b["records_per_s"]] for a, b in pairs]}

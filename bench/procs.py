@@ -96,6 +96,20 @@ def cpu_seconds(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def sql_server_cpu() -> float | None:
+    """CPU seconds the project's SQL server (MariaDB or MySQL 8, scripts/db.sh) has used so far;
+    None when neither runs here. Read before and after a catch-up: what its commits cost the server."""
+    for server in ("mariadb", "mysql"):
+        try:
+            pid = int((ROOT / ".local" / server / "mysqld.pid").read_text().strip())
+            with open(f"/proc/{pid}/stat"):
+                pass
+        except (OSError, ValueError):
+            continue
+        return cpu_seconds(pid)
+    return None
+
+
 class Steal:
     """The share of this VM's CPU time the hypervisor gave to others (/proc/stat 'steal') between
     start and stop: high steal makes wall-clock figures of that phase slower than the code."""

@@ -68,6 +68,19 @@ def test_alternating_takes_the_warm_ratio_the_same_way_only_where_every_side_has
     assert phases.alternating(2, run([100, 100], [200, None]), run([90, 90], [100, 200]))["warm_ratio"] is None
 
 
+def test_alternating_takes_the_cpu_ratio_of_driver_and_server_together_only_where_every_round_has_both():
+    def run(driver, server):
+        return lambda round_: {"records_per_s": 1.0, "cpu_s": driver[round_], "server_cpu_s": server[round_]}
+
+    # rounds' (driver + server) with / without: 55/50 = 1.1, 66/40 = 1.65, 48/40 = 1.2 -> median 1.2
+    found = phases.alternating(3, run([45, 38, 36], [5, 2, 4]), run([50, 60, 40], [5, 6, 8]))
+    assert abs(found["cpu_ratio"] - 1.2) < 1e-12
+    assert found["cpu_s"] == [[50, 55], [40, 66], [40, 48]]
+    # a round without the server's figure (no server found): no CPU ratio of fewer rounds
+    assert phases.alternating(2, run([45, 38], [5, None]), run([50, 60], [5, 6]))["cpu_ratio"] is None
+    assert phases.alternating(1, lambda r: {"records_per_s": 1.0}, lambda r: {"records_per_s": 1.0})["cpu_ratio"] is None
+
+
 def test_rss_trend_finds_growth_and_ignores_warm_up():
     commits = [float(i) for i in range(100)]
     growing = [(i + 0.5, 1000.0 + i, 50.0) for i in range(100)]  # +1 MB per batch

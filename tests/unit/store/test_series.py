@@ -9,7 +9,8 @@ import pyarrow as pa
 
 from errorcount.config import dimensions
 from errorcount.pipeline import series_columns
-from errorcount.store.series import ROW_COLUMNS, Admission, SeriesStore, admit, changed_rows, rows_json, series_rows
+from errorcount.store.series import Admission, SeriesStore, admit
+from errorcount.store.series_rows import ROW_COLUMNS, changed_rows, rows_json, series_rows
 
 
 def test_new_series_are_admitted_while_there_is_room():
