@@ -11,7 +11,9 @@ from bench.dimensions import check_series
 from tests.harness import admin_db
 
 GOAL = 0.9   # (b) with lines counted >= 0.9 x without, per format, with and without GROUP_BY
-ROUNDS = 3   # alternating pairs; the median of their ratios (docs/performance.md)
+# Alternating pairs; the median of their ratios (docs/performance.md). Five, as (x): one pair's rounds
+# spread over 0.79-1.00 in the full run of 2026-12-07, where three left the median to one round.
+ROUNDS = 5
 GROUP_BY = {"app": "level", **corpora.GROUP_BY}
 
 
