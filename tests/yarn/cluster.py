@@ -7,7 +7,6 @@ cluster and the job share), plus the NodeManager's container log directories for
 import functools
 import json
 import os
-import re
 import shutil
 import subprocess
 import urllib.request
@@ -66,7 +65,8 @@ class YarnApps:
     def cli(self, *args: str) -> str:
         result = subprocess.run([str(ROOT / "scripts" / "hadoop-cli.sh"), "yarn", *args], capture_output=True,
                                 text=True, timeout=120, env={**os.environ, "HADOOP_CONF_DIR": str(CONF_DIR)})
-        assert result.returncode == 0, f"yarn {' '.join(args)} failed:\n{result.stderr[-2000:]}"
+        assert result.returncode == 0, (f"yarn {' '.join(args)} exited {result.returncode}:\n{result.stderr[-2000:]}"
+                                        f"\n{result.stdout[-2000:]}")
         return result.stdout
 
     def run_script(self, script: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -87,10 +87,16 @@ class YarnApps:
         found = self.rest(f"apps/{app}")["app"]
         return found["state"], found["finalStatus"]
 
-    def node_of(self, container: str) -> str:
-        """The host of the NodeManager running a container, as YARN names the node (its NodeId)."""
-        fields = dict(re.findall(r"^\s*([\w-]+) : (.*)$", self.cli("container", "-status", container), re.M))
-        return fields["Host"].rpartition(":")[0]
+    def node_of(self, app: str, container: str) -> str:
+        """The host of the NodeManager running an attempt's AM container, as YARN names the node (its
+        NodeId), from the ResourceManager's REST API: `yarn container -status`, a JVM of its own,
+        once exited non-zero with nothing on stderr while the container ran (a CI run of 2026-12-07)."""
+        def found() -> str | None:
+            for attempt in (self.rest(f"apps/{app}/appattempts").get("appAttempts") or {}).get("appAttempt") or []:
+                if attempt.get("containerId") == container and attempt.get("nodeId"):
+                    return str(attempt["nodeId"]).rpartition(":")[0]
+            return None
+        return wait_until(found, 60, f"the ResourceManager to name the node of {container}")
 
     def attempts(self, app: str) -> list[tuple[str, str, str]]:
         """[(attempt id, state, AM container id)] of the attempts that have their AM container, as

@@ -138,7 +138,7 @@ def check_watched_from_the_submitting_host(yarn: YarnApps, run: Scenario, app: s
     holds MySQL's offsets in the job's consumer group."""
     am = yarn.attempts(app)[0][2]
     endpoint = query(run.admin, "SELECT metrics_endpoint FROM job_leases WHERE job = %s", (run.job,))[0][0]
-    assert endpoint == f"{yarn.node_of(am)}:{port}"  # the node YARN put the driver on, not 0.0.0.0
+    assert endpoint == f"{yarn.node_of(app, am)}:{port}"  # the node YARN put the driver on, not 0.0.0.0
     assert f"metrics: this driver's endpoint is http://{endpoint}/metrics" in yarn.driver_log(am)
     (batches0, records0, _errors0, rejected0), errors0 = before
     batches, records, _errors, rejected = run.ledger()
