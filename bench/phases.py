@@ -234,14 +234,15 @@ def alternating(rounds: int, first, second) -> dict:
     # first batch, which both sides pay, left out), where both sides of every pair have one.
     warm = [b["warm_records_per_s"] / a["warm_records_per_s"] for a, b in pairs
             if a.get("warm_records_per_s") and b.get("warm_records_per_s")]
-    # CPU seconds (the driver's processes and the SQL server's) per catch-up, second / first: steadier
-    # than the rates where the host's speed drifts, and what the rates hide where batches wait for
-    # the trigger (docs/performance.md, "Counting every line").
-    cpu = [cpu_total(b) / cpu_total(a) for a, b in pairs if cpu_total(a) and cpu_total(b)]
+    # CPU seconds (the driver's processes and the SQL server's) per catch-up, second / first: the
+    # extra as work, which the rates hide where batches wait for the trigger (docs/performance.md,
+    # "Paired rounds"); where every pair has both sides' figures.
+    cpu_s = [[cpu_total(a), cpu_total(b)] for a, b in pairs]
+    cpu = [b / a for a, b in cpu_s if a and b]
     return {"first": best[0], "second": best[1],
             "ratio": statistics.median(b["records_per_s"] / a["records_per_s"] for a, b in pairs),
             "cpu_ratio": statistics.median(cpu) if len(cpu) == len(pairs) else None,
-            "cpu_s": [[cpu_total(a), cpu_total(b)] for a, b in pairs],
+            "cpu_s": cpu_s,
             "warm_ratio": statistics.median(warm) if len(warm) == len(pairs) else None,
             "best_ratio": best[1]["records_per_s"] / best[0]["records_per_s"],
             "rounds": [[a["records_per_s"], b["records_per_s"]] for a, b in pairs]}

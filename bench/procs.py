@@ -12,6 +12,7 @@ from pathlib import Path
 
 from errorcount.observe import logline
 from tests.harness import drivers as harness
+from tests.harness import processes
 
 ROOT = Path(__file__).resolve().parents[1]
 NMT_LINE = re.compile(r"^-\s+(\S[^(]*?)\s+\(reserved=\d+KB, committed=(\d+)KB", re.MULTILINE)
@@ -97,17 +98,16 @@ def cpu_seconds(pid: int) -> float:
 
 
 def sql_server_cpu() -> float | None:
-    """CPU seconds the project's SQL server (MariaDB or MySQL 8, scripts/db.sh) has used so far;
-    None when neither runs here. Read before and after a catch-up: what its commits cost the server."""
-    for server in ("mariadb", "mysql"):
-        try:
-            pid = int((ROOT / ".local" / server / "mysqld.pid").read_text().strip())
-            with open(f"/proc/{pid}/stat"):
-                pass
-        except (OSError, ValueError):
-            continue
-        return cpu_seconds(pid)
-    return None
+    """CPU seconds the stack's SQL server (MYSQL_SERVER, from the PID file scripts/db.sh keeps) has
+    used so far; None when it does not run here. Read before and after a catch-up: what its
+    commits cost the server."""
+    try:
+        pid = processes.pid_of(processes.sql_server())
+        with open(f"/proc/{pid}/stat"):  # running: cpu_seconds counts a gone process as 0
+            pass
+    except (OSError, ValueError):
+        return None
+    return cpu_seconds(pid)
 
 
 class Steal:

@@ -56,7 +56,6 @@ def upsert(cursor, job: str, rows: pa.Table) -> None:
         cursor.execute(UPSERT_SERIES_COUNTS, (job, rows_json(rows.slice(at, ROWS_PER_UPSERT))))
 
 
-
 def changed_rows(rows: pa.Table, late: Collection[int]) -> dict[tuple[int, int], tuple[int, int]]:
     """{(minute, series id): (ERROR lines, lines)} of series_rows's `rows` whose minute is in `late`."""
     if not late or not rows.num_rows:

@@ -92,17 +92,20 @@ class YarnApps:
         NodeId), from the ResourceManager's REST API: `yarn container -status`, a JVM of its own,
         once exited non-zero with nothing on stderr while the container ran (a CI run of 2026-12-07)."""
         def found() -> str | None:
-            for attempt in (self.rest(f"apps/{app}/appattempts").get("appAttempts") or {}).get("appAttempt") or []:
+            for attempt in self.attempts_listed(app):
                 if attempt.get("containerId") == container and attempt.get("nodeId"):
                     return str(attempt["nodeId"]).rpartition(":")[0]
             return None
         return wait_until(found, 60, f"the ResourceManager to name the node of {container}")
 
+    def attempts_listed(self, app: str) -> list[dict]:
+        """The ResourceManager's attempts of `app` as its REST API lists them (none yet: [])."""
+        return (self.rest(f"apps/{app}/appattempts").get("appAttempts") or {}).get("appAttempt") or []
+
     def attempts(self, app: str) -> list[tuple[str, str, str]]:
         """[(attempt id, state, AM container id)] of the attempts that have their AM container, as
         `yarn applicationattempt -list` lists them (an attempt still waiting for one is not yet listed)."""
-        found = (self.rest(f"apps/{app}/appattempts").get("appAttempts") or {}).get("appAttempt") or []
-        return sorted((a["appAttemptId"], a["appAttemptState"], a["containerId"]) for a in found
+        return sorted((a["appAttemptId"], a["appAttemptState"], a["containerId"]) for a in self.attempts_listed(app)
                       if str(a.get("containerId", "")).startswith("container_"))
 
     def wait_state(self, app: str, states: tuple[str, ...], timeout: float) -> tuple[str, str]:
