@@ -2,7 +2,15 @@ package errorcount;
 
 /** Byte-level helpers shared by the contracts: the grammar is ASCII, the input raw UTF-8. */
 final class Bytes {
+    private static final java.lang.invoke.VarHandle WORD =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
     private Bytes() {
+    }
+
+    /** b[at, at + 8) as a little-endian long (at + 8 <= b.length): the lowest byte is b[at]. */
+    static long word(byte[] b, int at) {
+        return (long) WORD.get(b, at);
     }
 
     static boolean isBlank(byte c) {

@@ -11,9 +11,7 @@ import java.io.ByteArrayOutputStream;
 final class Json {
     // Strings are scanned eight bytes at a time (SWAR): a word is read as a little-endian long, so
     // its lowest flagged byte is the first in the array. The flag tests are exact for that lowest
-    // byte (a borrow only runs upward from a flagged byte), which is the only one read.
-    private static final java.lang.invoke.VarHandle WORD =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    // byte (a borrow only runs upward from a flagged byte), which is the only one read (Bytes.word).
     private static final long ONES = 0x0101010101010101L, HIGHS = 0x8080808080808080L;
     private static final long QUOTES = 0x2222222222222222L, BACKSLASHES = 0x5C5C5C5C5C5C5C5CL, SPACES = 0x2020202020202020L;
 
@@ -27,14 +25,14 @@ final class Json {
 
     /** The first of b[p, p + 8) that is a quote or a backslash (p + 8 <= b.length), or p + 8. */
     private static int quoteOrEscape(byte[] b, int p) {
-        long w = (long) WORD.get(b, p);
+        long w = Bytes.word(b, p);
         long flags = below(w ^ QUOTES, ONES) | below(w ^ BACKSLASHES, ONES);
         return p + (Long.numberOfTrailingZeros(flags) >>> 3);  // 64 >>> 3: none of the eight
     }
 
     /** quoteOrEscape, or a control character (below 0x20). */
     private static int stringSpecial(byte[] b, int p) {
-        long w = (long) WORD.get(b, p);
+        long w = Bytes.word(b, p);
         long flags = below(w ^ QUOTES, ONES) | below(w ^ BACKSLASHES, ONES) | below(w, SPACES);
         return p + (Long.numberOfTrailingZeros(flags) >>> 3);
     }

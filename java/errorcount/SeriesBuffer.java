@@ -1,8 +1,5 @@
 package errorcount;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -13,7 +10,6 @@ import org.apache.spark.unsafe.types.UTF8String;
  * as the UTF8String it stores. Never shared between threads.
  */
 final class SeriesBuffer {
-    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private byte[] bytes = new byte[128];
     private int size;
 
@@ -72,7 +68,7 @@ final class SeriesBuffer {
         long h = 0x9E3779B97F4A7C15L ^ size;
         int i = 0;
         for (; i + 8 <= size; i += 8) {
-            h = Long.rotateLeft((h ^ (long) WORDS.get(bytes, i)) * 0xC2B2AE3D27D4EB4FL, 29);
+            h = Long.rotateLeft((h ^ Bytes.word(bytes, i)) * 0xC2B2AE3D27D4EB4FL, 29);
         }
         for (; i < size; i++) {
             h = (h ^ bytes[i]) * 0x100000001B3L;
