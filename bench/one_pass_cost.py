@@ -56,7 +56,9 @@ def measure(values: int, rounds: int, jars: list[Path], group_by: str = GROUP_BY
     off, on = (write_settings(run / f"settings-lines-{str(flag).lower()}.tsv", group_by, flag) for flag in (False, True))
     launcher, runner = compile_harness(run, spark_jars)
     variants = [f"{jar}={settings}" for jar in jars for settings in (off, on)]
-    out = subprocess.run(["java", "-Xms8g", "-Xmx8g", "-XX:+UseParallelGC", "-cp", f"{launcher}:{spark_jars}",
+    # Arrow's buffers (a task's groups as one stream, GroupColumns) need what spark-submit gives every JVM it starts
+    arrow = ["--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true"]
+    out = subprocess.run(["java", "-Xms8g", "-Xmx8g", "-XX:+UseParallelGC", *arrow, "-cp", f"{launcher}:{spark_jars}",
                           "errorcount.OnePassTurns", str(corpus), str(rounds), str(runner), *variants],
                          check=True, capture_output=True, text=True, timeout=3600).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]

@@ -10,7 +10,7 @@ from errorcount import offsets
 from errorcount.faults import Hooks
 from errorcount.observe import logline
 from errorcount.pipeline.classify import Contract, classify_lines_df, rejected_rows_df
-from errorcount.pipeline.one_pass import Bounds, collect_summary, one_pass_summary_df
+from errorcount.pipeline.one_pass import Bounds, collect_arrow_summary, one_pass_arrow_df
 from errorcount.pipeline.summary import BatchSummary, every_dead_letter
 
 log = logging.getLogger(__name__)
@@ -33,8 +33,8 @@ def count(batch_df: DataFrame, contract: Contract, slots: int, dead_letter_limit
     # follows (each task counts what it read, the driver adds the tasks' rows up).
     source = batch_df.coalesce(tasks)
     with hooks.killed_during("during_spark_job", lambda: spark_job_running(batch_df)):
-        summary = collect_summary(one_pass_summary_df(source, contract, slots, bounds), dead_letter_limit,
-                                  contract.every_line)
+        summary = collect_arrow_summary(one_pass_arrow_df(source, contract, slots, bounds), dead_letter_limit,
+                                        contract.every_line)
     if summary.collided and summary.rejected <= dead_letter_limit:
         rejected = rejected_rows_df(classify_lines_df(source, contract)).collect()
         summary = dataclasses.replace(summary, dead_letters=every_dead_letter(rejected))

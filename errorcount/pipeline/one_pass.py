@@ -6,6 +6,7 @@ tasks' rows with Arrow (fold.py; docs/design.md, "One pass")."""
 
 from collections.abc import Mapping
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from errorcount import session
@@ -35,9 +36,21 @@ def one_pass_summary_df(raw: DataFrame, contract: Contract, slots: int = 0, boun
     each row that could break them (min_offset and max_offset are null in a row of a null
     partition: no range is read from it). records counts Kafka records, log_records the log records
     in them (as many but for LOG_FORMAT=otlp). tests/oracles/catalyst.py is the same in Spark SQL."""
+    return _pass(raw, contract, slots, bounds, "apply")
+
+
+def one_pass_arrow_df(raw: DataFrame, contract: Contract, slots: int = 0, bounds: Bounds | None = None) -> DataFrame:
+    """one_pass_summary_df's groups as a row per task: one binary column, `arrow`, each task's
+    groups as one Arrow IPC stream in summary.FIELDS' columns (java/errorcount/GroupColumns.java).
+    What a batch collects: Spark's own Arrow path makes a row of boxed values per group, projects
+    it and writes it to Arrow again (docs/performance.md, "Counting every line")."""
+    return _pass(raw, contract, slots, bounds, "arrow")
+
+
+def _pass(raw: DataFrame, contract: Contract, slots: int, bounds: Bounds | None, method: str) -> DataFrame:
     jvm = session.jvm(raw.sparkSession)
     settings = _per_app.get(contract.settings, lambda: contract.to_java(jvm))
-    jdf = jvm.errorcount.OnePass.apply(raw._jdf, settings, slots, bounds_text(bounds or {}), contract.by_topic)
+    jdf = getattr(jvm.errorcount.OnePass, method)(raw._jdf, settings, slots, bounds_text(bounds or {}), contract.by_topic)
     return DataFrame(jdf, raw.sparkSession)
 
 
@@ -48,6 +61,16 @@ def collect_summary(df: DataFrame, dead_letter_limit: int | None = None, every_l
     Python, ~5 us a row, and a batch counting every line by a GROUP_BY has tens of thousands of
     rows (docs/performance.md, 'Counting every line')."""
     return fold(df.toArrow(), dead_letter_limit, every_line)
+
+
+def collect_arrow_summary(df: DataFrame, dead_letter_limit: int | None = None, every_line: bool = False) -> BatchSummary:
+    """collect_summary of one_pass_arrow_df's `df`: each task's stream read as it is (no copy of
+    its columns), the tasks' tables put end to end and folded."""
+    streams = df.toArrow()["arrow"]
+    tables = [pa.ipc.open_stream(stream.as_buffer()).read_all() for stream in streams if stream.is_valid]
+    if not tables:
+        return BatchSummary()
+    return fold(pa.concat_tables(tables), dead_letter_limit, every_line)
 
 
 def bounds_text(bounds: Bounds) -> str:

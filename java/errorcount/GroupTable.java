@@ -77,6 +77,15 @@ final class GroupTable {
         }
     }
 
+    /** LineCounts' lines and ERROR lines of a group of no partition added to `group`, each one record and one log record. */
+    void add(int group, long lines, long errors, long newest) {
+        int g = group * HOT;
+        hot[g + RECORDS] += lines;
+        hot[g + LOG_RECORDS] += lines;
+        hot[g + ERRORS] += errors;
+        hot[g + NEWEST] = Math.max(hot[g + NEWEST], newest);
+    }
+
     /**
      * A reject counted into `group`; with `pick` (the group is a dead slot), the first reject of its
      * lowest offset is its dead letter: its reason code and its value's first `prefix` bytes.

@@ -39,6 +39,14 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
     // The series number of a topic's rejects per minute of their Kafka timestamp (rejected_minutes):
     // a group of its own beside the record's, emitted with reject_minute and nothing else counted
     private static final int REJECT_SERIES = -2;
+    private static final StructType STRUCT = StructType.fromDDL(SCHEMA);
+    private static final byte[][] REASON_BYTES = new byte[Outcome.REASONS.length][];
+
+    static {
+        for (int i = 0; i < REASON_BYTES.length; i++) {
+            REASON_BYTES[i] = Outcome.REASONS[i] == null ? null : Outcome.REASONS[i].getBytes(StandardCharsets.UTF_8);
+        }
+    }
 
     private final ClassifyLine line;  // null with LOG_FORMAT=otlp
     private final ClassifyOtlp otlp;
@@ -47,8 +55,10 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
     private final Map<String, long[][]> bounds;  // topic -> {firsts, ends} per partition (-1: none)
     private final boolean byTopic;               // GROUP_BY names topic: a series ends with the record's topic
     private final boolean timed;                 // the rows have a timestamp (column 4)
+    private final boolean arrow;                 // a task's groups as one Arrow stream, not a row each
 
-    OnePass(Map<String, String> settings, long slots, Map<String, long[][]> bounds, boolean byTopic, boolean timed) {
+    OnePass(Map<String, String> settings, long slots, Map<String, long[][]> bounds, boolean byTopic, boolean timed,
+            boolean arrow) {
         boolean requests = "otlp".equals(settings.get("LOG_FORMAT"));
         this.line = requests ? null : new ClassifyLine(settings);
         this.otlp = requests ? new ClassifyOtlp(settings) : null;
@@ -57,24 +67,37 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
         this.bounds = bounds;
         this.byTopic = byTopic;
         this.timed = timed;
+        this.arrow = arrow;
     }
 
     /**
      * source: Kafka rows with value, topic, partition, offset[, timestamp]; settings: the classifier's
      * (GROUP_BY without topic: byTopic says); slots: dead-letter slots per partition (0: none);
      * bounds: "topic\tfirst,first,..\tend,end,..\n" per topic, a partition's first offset and end
-     * ("" for a partition without) as aggregate._inside reads them.
+     * ("" for a partition without) as aggregate._inside reads them. A row per group and task, in
+     * SCHEMA's columns (for a caller that filters them in Spark: the recount).
      */
     public static Dataset<Row> apply(Dataset<Row> source, Map<String, String> settings, long slots, String bounds,
             boolean byTopic) {
+        return counted(source, settings, slots, bounds, byTopic, false, SCHEMA);
+    }
+
+    /** apply's groups as a row per task: one binary column, `arrow`, each task's groups as GroupColumns.arrow's stream. */
+    public static Dataset<Row> arrow(Dataset<Row> source, Map<String, String> settings, long slots, String bounds,
+            boolean byTopic) {
+        return counted(source, settings, slots, bounds, byTopic, true, "arrow binary");
+    }
+
+    private static Dataset<Row> counted(Dataset<Row> source, Map<String, String> settings, long slots, String bounds,
+            boolean byTopic, boolean arrow, String schema) {
         boolean timed = Arrays.asList(source.columns()).contains("timestamp");
         org.apache.spark.sql.classic.Dataset<Row> read = (org.apache.spark.sql.classic.Dataset<Row>) (timed
                 ? source.select("value", "topic", "partition", "offset", "timestamp")
                 : source.select("value", "topic", "partition", "offset"));
-        JavaRDD<InternalRow> counted = read.queryExecution().toRdd().toJavaRDD()
-                .mapPartitions(new OnePass(settings, slots, parse(bounds), byTopic, timed));
+        OnePass pass = new OnePass(settings, slots, parse(bounds), byTopic, timed, arrow);
+        JavaRDD<InternalRow> counted = read.queryExecution().toRdd().toJavaRDD().mapPartitions(pass);
         // The rows as Spark holds them: no Row made and converted per group (Scala's private[sql] is public in bytecode)
-        return read.sparkSession().internalCreateDataFrame(counted.rdd(), StructType.fromDDL(SCHEMA), false);
+        return read.sparkSession().internalCreateDataFrame(counted.rdd(), StructType.fromDDL(schema), false);
     }
 
     static Map<String, long[][]> parse(String text) {
@@ -100,6 +123,7 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
     /** The task's state: its groups and the dictionaries their topic and series numbers index. */
     private final class Task {
         final GroupTable groups = new GroupTable();
+        final LineCounts lines = new LineCounts();  // the groups of lines inside their partition's bounds
         final Map<UTF8String, Integer> topicIds = new HashMap<>();
         final List<String> topics = new ArrayList<>();
         UTF8String lastTopic;  // a task reads a partition's records one after another: mostly one look-up
@@ -160,8 +184,13 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
             long minute = counted ? packed >> Outcome.CODE_BITS : GroupTable.NO_LONG;
             long slot = rejected && slots > 0 ? Math.floorMod(offset, slots) : GroupTable.NO_LONG;
             int keyPartition = counted && inside(topicBounds.get(topicId), partition, offset) ? GroupTable.NONE : partition;
+            int seriesId = seriesId(named, counted, topicId);
+            if (counted && keyPartition == GroupTable.NONE && first && logRecord
+                    && lines.count(topicId, minute, seriesId, error, newest)) {
+                return;
+            }
             GroupTable t = groups;
-            int g = t.find(topicId, keyPartition, minute, seriesId(named, counted, topicId), slot);
+            int g = t.find(topicId, keyPartition, minute, seriesId, slot);
             t.count(g, first, logRecord, error, offset, newest);
             if (rejected) {
                 t.reject(g, offset, slot != GroupTable.NO_LONG, code, value, RAW_PREFIX_BYTES);
@@ -172,38 +201,44 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
             }
         }
 
-        /** A row per group, in SCHEMA's columns. */
-        Iterator<InternalRow> rows() {
+        /** The task's groups, a row each, in SCHEMA's columns. */
+        GroupColumns columns() {
             GroupTable t = groups;
-            List<InternalRow> out = new ArrayList<>(t.size);
-            UTF8String[] topicNames = new UTF8String[topics.size()];
+            lines.drain(t);
+            byte[][] topicNames = new byte[topics.size()][];
             for (int i = 0; i < topicNames.length; i++) {
-                topicNames[i] = UTF8String.fromString(topics.get(i));
+                topicNames[i] = topics.get(i).getBytes(StandardCharsets.UTF_8);
             }
-            UTF8String[] seriesNames = new UTF8String[seriesIds.size()];
-            for (int i = 0; i < seriesNames.length; i++) {
-                seriesNames[i] = UTF8String.fromBytes(seriesIds.bytes(i));
-            }
-            for (int g = 0; g < t.size; g++) {
+            int n = t.size;
+            byte[][] topic = new byte[n][], series = new byte[n][], reason = new byte[n][], raw = new byte[n][];
+            int[] partition = new int[n];
+            long[] minute = new long[n], slot = new long[n], records = new long[n], logRecords = new long[n],
+                    errors = new long[n], rejected = new long[n], minOffset = new long[n], maxOffset = new long[n],
+                    newest = new long[n], rejectMinute = new long[n];
+            for (int g = 0; g < n; g++) {
                 boolean perMinute = t.series(g) == REJECT_SERIES;
-                long minute = t.get(g, GroupTable.MINUTE);
-                out.add(new GenericInternalRow(new Object[] {topicNames[t.topic(g)],
-                        t.partition(g) == GroupTable.NONE ? null : t.partition(g), perMinute ? null : nullable(minute),
-                        t.series(g) < 0 ? null : seriesNames[t.series(g)], nullable(t.get(g, GroupTable.SLOT)),
-                        t.get(g, GroupTable.RECORDS), t.get(g, GroupTable.LOG_RECORDS), t.get(g, GroupTable.ERRORS),
-                        t.get(g, GroupTable.REJECTED), nullable(t.get(g, GroupTable.MIN_OFFSET)), nullable(t.get(g, GroupTable.MAX_OFFSET)),
-                        t.reason(g) == GroupTable.NONE ? null : UTF8String.fromString(Outcome.REASONS[t.reason(g)]),
-                        t.raw(g), nullable(t.get(g, GroupTable.NEWEST)), perMinute ? minute : null}));
+                topic[g] = topicNames[t.topic(g)];
+                partition[g] = t.partition(g);
+                minute[g] = perMinute ? GroupTable.NO_LONG : t.get(g, GroupTable.MINUTE);
+                series[g] = t.series(g) < 0 ? null : seriesIds.bytes(t.series(g));
+                slot[g] = t.get(g, GroupTable.SLOT);
+                records[g] = t.get(g, GroupTable.RECORDS);
+                logRecords[g] = t.get(g, GroupTable.LOG_RECORDS);
+                errors[g] = t.get(g, GroupTable.ERRORS);
+                rejected[g] = t.get(g, GroupTable.REJECTED);
+                minOffset[g] = t.get(g, GroupTable.MIN_OFFSET);
+                maxOffset[g] = t.get(g, GroupTable.MAX_OFFSET);
+                reason[g] = t.reason(g) == GroupTable.NONE ? null : REASON_BYTES[t.reason(g)];
+                raw[g] = t.raw(g);
+                newest[g] = t.get(g, GroupTable.NEWEST);
+                rejectMinute[g] = perMinute ? t.get(g, GroupTable.MINUTE) : GroupTable.NO_LONG;
             }
-            return out.iterator();
+            return new GroupColumns(STRUCT, new Object[] {topic, partition, minute, series, slot, records, logRecords, errors,
+                    rejected, minOffset, maxOffset, reason, raw, newest, rejectMinute}, n);
         }
     }
 
     private static final int NONE_CODE = -1;  // no outcome: an OTLP request without log records
-
-    private static Long nullable(long value) {
-        return value == GroupTable.NO_LONG ? null : value;
-    }
 
     @Override
     public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
@@ -237,7 +272,8 @@ public final class OnePass implements FlatMapFunction<Iterator<InternalRow>, Int
                 task.count(packed, named != null, value, topicId, partition, offset, newest, i == 0, !whole);
             }
         }
-        return task.rows();
+        GroupColumns groups = task.columns();
+        return arrow ? List.<InternalRow>of(new GenericInternalRow(new Object[] {groups.arrow()})).iterator() : groups.rows();
     }
 
     private static boolean inside(long[][] range, int partition, long offset) {

@@ -22,7 +22,15 @@ public final class OnePassRun {
         }
         Map<String, long[][]> bounds = new HashMap<>();
         bounds.put(topic, new long[][] {new long[ends.length], ends.clone()});
-        return new OnePass(settings, 250, bounds, false, true);  // 250: dead-letter slots of 1000 over 4 partitions
+        // 250: dead-letter slots of 1000 over 4 partitions. A build whose tasks can emit one Arrow
+        // stream (GroupColumns) does, as the job's batches do; an older one emits its rows.
+        for (java.lang.reflect.Constructor<?> made : OnePass.class.getDeclaredConstructors()) {
+            if (made.getParameterCount() == 6) {
+                return made.newInstance(settings, 250L, bounds, false, true, true);
+            }
+        }
+        return OnePass.class.getDeclaredConstructor(Map.class, long.class, Map.class, boolean.class, boolean.class)
+                .newInstance(settings, 250L, bounds, false, true);
     }
 
     /** ns for every task's pass, its rows drawn. */

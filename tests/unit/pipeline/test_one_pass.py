@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame
 
 from errorcount.offsets import TopicPartition
 from errorcount.pipeline.classify import Contract, classify_lines_df, rejected_rows_df
-from errorcount.pipeline.one_pass import collect_summary, one_pass_summary_df
+from errorcount.pipeline.one_pass import collect_arrow_summary, collect_summary, one_pass_arrow_df, one_pass_summary_df
 from errorcount.pipeline.summary import BatchSummary, every_dead_letter
 from errorcount.tools import samples
 from tests.oracles.catalyst import batch_summary_df
@@ -52,12 +52,23 @@ def test_the_fold_of_no_rows_is_an_empty_summary(spark):
     assert collect_summary(df, 10, True) == BatchSummary()
 
 
+def test_a_batch_of_no_tasks_or_of_empty_tasks_is_an_empty_summary(spark):
+    schema = "value binary, topic string, partition int, offset long"
+    no_tasks = spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)
+    empty_tasks = spark.createDataFrame(spark.sparkContext.parallelize([], 2), schema)
+    assert no_tasks.rdd.getNumPartitions() == 0 and empty_tasks.rdd.getNumPartitions() == 2
+    for df in (no_tasks, empty_tasks):
+        assert collect_arrow_summary(one_pass_arrow_df(df, Contract.with_settings()), 10, True) == BatchSummary()
+
+
 def both_agree(df: DataFrame, contract: Contract, slots: int, bounds=None) -> BatchSummary:
     """The BatchSummary both paths give (asserted equal): the oracle's rows come through collect()
-    and the plain-Python fold, the one pass's through Arrow and the job's fold."""
+    and the plain-Python fold, the one pass's through Arrow and the job's fold, both as the batch
+    reads them (a stream per task) and as the recount does (a row per group)."""
     every_line = contract.every_line
     expected = summarize(batch_summary_df(classify_lines_df(df, contract), slots, bounds, every_line).collect(),
                          every_line=every_line)
+    assert collect_arrow_summary(one_pass_arrow_df(df, contract, slots, bounds), None, every_line) == expected
     assert collect_summary(one_pass_summary_df(df, contract, slots, bounds), None, every_line) == expected
     return expected
 
@@ -101,6 +112,19 @@ def test_rejects_are_counted_per_topic_and_minute_of_their_kafka_timestamp(spark
     summary = both_agree(df.repartition(2, "topic", "partition"), contract, 5)
     assert summary.minute_rejects == expected and len(expected) > 20
     assert sum(expected.values()) == summary.rejected == samples.expected_rejects(events)
+
+
+@pytest.mark.parametrize("group_by", ["", "level", "topic,level"])
+def test_one_task_of_more_topics_than_the_line_table_packs_counts_as_the_aggregate_does(spark, group_by):
+    """A task numbers the topics it meets; lines of its 255th topic on no longer fit
+    java/errorcount/LineCounts.java's key and are counted in the group table beside it: both
+    tables' groups of one task, some of one (minute, series) in each, must add up as one."""
+    events = samples.generate("app", 3000, seed=5, start=START, minutes=3)
+    rows = [(event.value, f"t{index % 300:03d}", 0, index // 300) for index, event in enumerate(events)]
+    df = frame(spark, rows).coalesce(1)
+    bounds = {TopicPartition(f"t{t:03d}", 0): (0, 10) for t in range(300)}
+    summary = both_agree(df, Contract.with_settings(GROUP_BY=group_by, COUNT_LINES="true"), 0, bounds)
+    assert len(summary.per_topic) == 300 and summary.lines == sum(samples.expected_lines(events).values()) > 2000
 
 
 @pytest.mark.parametrize("log_format", ["app", "access", "json"])
