@@ -10,9 +10,10 @@ package errorcount;
  * (docs/performance.md, "Counting every line"). drain() adds them to the GroupTable the rows are
  * emitted from, so the rows are the same groups either way.
  *
- * <p>A line whose keys do not pack into one long (a minute more than 2^32 from the epoch, a task
- * with 255 topics or 2^23 series) or whose group's count is full is refused: OnePass counts it in
- * the GroupTable instead, and drain() adds the two together.
+ * <p>A line whose keys do not pack into one long (a task's 256th topic on, or its 2^23rd series on;
+ * a minute 2^32 or more from the epoch, which MySQL's DATETIME range, Outcome.MAX_MINUTE, never
+ * reaches) or whose group's count is full is refused: OnePass counts it in the GroupTable instead,
+ * and drain() adds the two together.
  */
 final class LineCounts {
     private static final long MINUTE_BIAS = 1L << 32;  // minute + bias: 33 bits, bits 0-32

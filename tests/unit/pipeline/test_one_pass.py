@@ -116,7 +116,7 @@ def test_rejects_are_counted_per_topic_and_minute_of_their_kafka_timestamp(spark
 
 @pytest.mark.parametrize("group_by", ["", "level", "topic,level"])
 def test_one_task_of_more_topics_than_the_line_table_packs_counts_as_the_aggregate_does(spark, group_by):
-    """A task numbers the topics it meets; lines of its 255th topic on no longer fit
+    """A task numbers the topics it meets; lines of its 256th topic on no longer fit
     java/errorcount/LineCounts.java's key and are counted in the group table beside it: both
     tables' groups of one task, some of one (minute, series) in each, must add up as one."""
     events = samples.generate("app", 3000, seed=5, start=START, minutes=3)
