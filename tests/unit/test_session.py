@@ -21,8 +21,8 @@ def test_every_class_named_in_the_spark_conf_files_loads(spark):
     for path in [*(ROOT / "conf").glob("*.conf"), *(ROOT / "conf").glob("*.properties")]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
-                names.update(re.findall(r"\b(?:org|com)\.[a-z0-9_.]+\.[A-Z][\w$]*", line))
-    assert "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager" in names
+                names.update(re.findall(r"\b(?:org|com|errorcount)\.(?:[a-z0-9_]+\.)*[A-Z][\w$]*", line))
+    assert "errorcount.LocalCheckpointFiles" in names  # the project's jar, which the session loads
     assert "org.apache.spark.metrics.sink.PrometheusServlet" in names
     loader = spark.sparkContext._jvm.java.lang.Thread.currentThread().getContextClassLoader()
     for name in sorted(names):

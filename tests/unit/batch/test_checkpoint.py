@@ -4,6 +4,7 @@ import sys
 
 from errorcount.batch import checkpoint
 from errorcount.offsets import TopicPartition
+from tests.support import ROOT
 
 
 def dead_pid() -> int:
@@ -60,3 +61,40 @@ def test_planned_offsets_reads_the_topics_end_offsets_or_nothing(tmp_path):
     assert checkpoint.planned_offsets(str(tmp_path), 8) is None
     assert checkpoint.planned_offsets(str(tmp_path), 9) is None  # no entry
     assert checkpoint.planned_offsets(str(tmp_path / "missing"), 7) is None
+
+
+MANAGER = "spark.sql.streaming.checkpointFileManagerClass"
+SPARKS_OWN = "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager"
+
+
+def checkpoint_written_by(spark, tmp_path, manager: str):
+    """The checkpoint directory a real streaming query (a file source, Spark's noop sink, one
+    available-now batch) left, written through `manager`."""
+    source, location = tmp_path / f"in-{manager}", tmp_path / f"checkpoint-{manager}"
+    source.mkdir()
+    (source / "a.json").write_text('{"a": 1}\n{"a": 2}\n')
+    spark.conf.set(MANAGER, manager)
+    try:
+        query = (spark.readStream.schema("a int").json(str(source)).writeStream.format("noop")
+                 .option("checkpointLocation", "file://" + str(location)).trigger(availableNow=True).start())
+        assert query.awaitTermination(120), "the available-now query did not end in 120 s"
+    finally:
+        spark.conf.unset(MANAGER)
+    return location
+
+
+def test_the_jobs_checkpoint_manager_writes_the_logs_without_checksum_files(spark, tmp_path):
+    """conf/spark-defaults.conf's manager (java/errorcount/LocalCheckpointFiles.java) writes the
+    offset and commit logs Spark and checkpoint.planned_offsets read, and no `.crc` file beside
+    them, where Spark's own FileSystem-based manager writes one per file."""
+    conf = (ROOT / "conf" / "spark-defaults.conf").read_text(encoding="utf-8")
+    named = [line.split()[1] for line in conf.splitlines() if line.startswith(MANAGER)]
+    assert named == ["errorcount.LocalCheckpointFiles"]
+    ours, sparks = (checkpoint_written_by(spark, tmp_path, m) for m in (named[0], SPARKS_OWN))
+    for location in (ours, sparks):
+        assert (location / "offsets" / "0").read_text().startswith("v1\n")
+        assert (location / "commits" / "0").exists()
+    assert not [p.name for p in ours.rglob("*") if p.name.endswith(".crc")]
+    assert [p.name for p in sparks.rglob("*") if p.name.endswith(".crc")]  # what the manager leaves out
+    assert sorted(str(p.relative_to(ours)) for p in ours.rglob("*")) == sorted(
+        str(p.relative_to(sparks)) for p in sparks.rglob("*") if not p.name.endswith(".crc"))
